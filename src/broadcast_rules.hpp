@@ -1,0 +1,18 @@
+// The broadcast rule of SPEC section 3, with errors that name the operation.
+#pragma once
+
+#include <string_view>
+
+#include "sqdiff/broadcast.hpp"
+
+namespace sqdiff::detail {
+
+// Like sqdiff::broadcast_shape, but error messages start with `who` ("subtract",
+// "squared_difference" or "broadcast_shape").
+Shape broadcast_shape_for(std::string_view who, const Shape& a, const Shape& b, Broadcast mode);
+
+// Product of the dims, or an Error naming `who` if it overflows int64.
+// The dims must be non-negative.
+int64_t checked_element_count(std::string_view who, const Shape& shape);
+
+}  // namespace sqdiff::detail

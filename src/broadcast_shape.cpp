@@ -1,0 +1,134 @@
+#include <string>
+
+#include "broadcast_rules.hpp"
+#include "shape_format.hpp"
+#include "sqdiff/error.hpp"
+
+namespace sqdiff {
+namespace detail {
+namespace {
+
+[[noreturn]] void fail(std::string_view who, const Shape& a, const Shape& b, const Broadcast& mode,
+                       const std::string& reason) {
+  throw Error(std::string(who) + ": cannot broadcast " + format_shape(a) + " with " +
+              format_shape(b) + " " + format_mode(mode) + ": " + reason);
+}
+
+void check_dims_non_negative(std::string_view who, const Shape& shape) {
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] < 0) {
+      throw Error(std::string(who) + ": invalid shape " + format_shape(shape) + ": dimension " +
+                  std::to_string(i) + " is negative");
+    }
+  }
+}
+
+std::string dimension_mismatch(std::size_t dim, int64_t x, int64_t y) {
+  return "dimension " + std::to_string(dim) + " is " + std::to_string(x) + " vs " + std::to_string(y);
+}
+
+Shape broadcast_none(std::string_view who, const Shape& a, const Shape& b, const Broadcast& mode) {
+  if (a.size() != b.size()) {
+    fail(who, a, b, mode,
+         "ranks differ, " + std::to_string(a.size()) + " vs " + std::to_string(b.size()));
+  }
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) fail(who, a, b, mode, dimension_mismatch(i, a[i], b[i]));
+  }
+  return a;
+}
+
+Shape broadcast_numpy(std::string_view who, const Shape& a, const Shape& b, const Broadcast& mode) {
+  const std::size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    // Right-align: dims missing on the left count as 1.
+    const std::size_t pad_a = rank - a.size();
+    const std::size_t pad_b = rank - b.size();
+    const int64_t x = i < pad_a ? 1 : a[i - pad_a];
+    const int64_t y = i < pad_b ? 1 : b[i - pad_b];
+    if (x == y || y == 1) {
+      out[i] = x;
+    } else if (x == 1) {
+      out[i] = y;
+    } else {
+      fail(who, a, b, mode, dimension_mismatch(i, x, y));
+    }
+  }
+  return out;
+}
+
+Shape broadcast_pdpd(std::string_view who, const Shape& a, const Shape& b, const Broadcast& mode) {
+  const auto rank_a = static_cast<int64_t>(a.size());
+  const auto rank_b = static_cast<int64_t>(b.size());
+  if (rank_b > rank_a) {
+    fail(who, a, b, mode,
+         "b has rank " + std::to_string(rank_b) + ", more than rank " + std::to_string(rank_a) + " of a");
+  }
+  if (mode.axis < -1) {
+    fail(who, a, b, mode, "axis " + std::to_string(mode.axis) + " is less than -1");
+  }
+  const int64_t axis = mode.axis == -1 ? rank_a - rank_b : mode.axis;
+  if (axis > rank_a - rank_b) {
+    fail(who, a, b, mode,
+         "axis " + std::to_string(axis) + " plus rank " + std::to_string(rank_b) +
+             " of b exceeds rank " + std::to_string(rank_a) + " of a");
+  }
+  for (int64_t i = 0; i < rank_b; ++i) {
+    const int64_t x = a[static_cast<std::size_t>(axis + i)];
+    const int64_t y = b[static_cast<std::size_t>(i)];
+    if (y != x && y != 1) {
+      fail(who, a, b, mode,
+           "dimension " + std::to_string(axis + i) + " of a is " + std::to_string(x) + " vs " +
+               std::to_string(y) + " (dimension " + std::to_string(i) + " of b)");
+    }
+  }
+  return a;
+}
+
+}  // namespace
+
+int64_t checked_element_count(std::string_view who, const Shape& shape) {
+  int64_t count = 1;
+  bool overflow = false;
+  for (const int64_t dim : shape) {
+    if (dim == 0) return 0;  // an empty shape has no elements, whatever the other dims
+    overflow = overflow || __builtin_mul_overflow(count, dim, &count);
+  }
+  if (overflow) {
+    throw Error(std::string(who) + ": shape " + format_shape(shape) +
+                " has more elements than fit in int64");
+  }
+  return count;
+}
+
+Shape broadcast_shape_for(std::string_view who, const Shape& a, const Shape& b, Broadcast mode) {
+  check_dims_non_negative(who, a);
+  check_dims_non_negative(who, b);
+  checked_element_count(who, a);
+  checked_element_count(who, b);
+  Shape out;
+  switch (mode.kind) {
+    case BroadcastKind::none:
+      out = broadcast_none(who, a, b, mode);
+      break;
+    case BroadcastKind::numpy:
+      out = broadcast_numpy(who, a, b, mode);
+      break;
+    case BroadcastKind::pdpd:
+      out = broadcast_pdpd(who, a, b, mode);
+      break;
+    default:
+      fail(who, a, b, mode, "unknown broadcast mode");
+  }
+  checked_element_count(who, out);
+  return out;
+}
+
+}  // namespace detail
+
+Shape broadcast_shape(const Shape& a, const Shape& b, Broadcast mode) {
+  return detail::broadcast_shape_for("broadcast_shape", a, b, mode);
+}
+
+}  // namespace sqdiff

@@ -1,0 +1,44 @@
+// The table of shape-free inner kernels, one per (operation, dtype, row kind),
+// for the SIMD target chosen at run time. Kernels know nothing of shapes: each
+// processes one row of `n` elements.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "sqdiff/dtype.hpp"
+
+namespace sqdiff::detail {
+
+enum class Op : uint8_t { subtract, squared_difference };
+inline constexpr int kOpCount = 2;
+
+// vv: out[i] = f(a[i], b[i])   vs: out[i] = f(a[i], *b)   sv: out[i] = f(*a, b[i])
+// All pointers address contiguous elements; the scalar operand is one element.
+// `out` may equal `a` (vv, vs) or `b` (vv, sv): each element is read before its
+// own output is written. Kernels never touch memory past the n-th element.
+using RowKernel = void (*)(const void* a, const void* b, void* out, std::size_t n);
+
+struct RowKernels {
+  RowKernel vv;
+  RowKernel vs;
+  RowKernel sv;
+};
+
+struct KernelTable {
+  int64_t target;  // the HWY_* bit of the target these kernels were compiled for
+  RowKernels kernels[kOpCount][kDTypeCount];
+
+  const RowKernels& at(Op op, DType dtype) const {
+    return kernels[static_cast<int>(op)][static_cast<int>(dtype)];
+  }
+};
+
+// The table for the best target the CPU supports (honours hwy's
+// SetSupportedTargetsForTest, so tests can run every target).
+const KernelTable& kernel_table();
+
+// Bit mask (hwy's HWY_* target bits) of the targets compiled into the library.
+int64_t compiled_targets();
+
+}  // namespace sqdiff::detail

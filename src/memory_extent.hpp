@@ -1,0 +1,31 @@
+// Where a strided view lives in memory: its byte range, and whether two
+// different indices of an output view can reach the same element.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "sqdiff/broadcast.hpp"
+
+namespace sqdiff::detail {
+
+// The bytes [begin, end) that a non-empty view can touch.
+struct ByteRange {
+  uintptr_t begin;
+  uintptr_t end;
+
+  bool overlaps(const ByteRange& other) const { return begin < other.end && other.begin < end; }
+};
+
+// Throws Error naming `who` and `name` if the view's extent does not fit in
+// int64 bytes or wraps around the address space.
+ByteRange byte_range(std::string_view who, std::string_view name, const void* data,
+                     const Shape& shape, const Shape& strides, std::size_t element_size);
+
+// Conservative: true unless the dims of size > 1, ordered by |stride|, nest
+// (each stride exceeds the reach of all smaller ones). A view that fails this
+// may still be collision-free (shape [3,3], strides [2,3]); SPEC allows that.
+bool may_overlap_itself(const Shape& shape, const Shape& strides);
+
+}  // namespace sqdiff::detail

@@ -1,0 +1,48 @@
+// The public entry points: validate -> plan -> run.
+#include "sqdiff/ops.hpp"
+
+#include <string_view>
+#include <vector>
+
+#include "dense_strides.hpp"
+#include "execute.hpp"
+#include "plan.hpp"
+#include "strided_copy.hpp"
+#include "validate.hpp"
+
+namespace sqdiff {
+namespace {
+
+// Replaces an input that partly overlaps the output by a dense snapshot, so
+// the result is as if both inputs had been read before anything was written.
+void snapshot(detail::CheckedInput& input, std::size_t element_size, std::vector<std::byte>& storage) {
+  storage = detail::dense_copy(input, element_size);
+  input.data = storage.data();
+  input.strides = detail::dense_strides(input.shape);
+}
+
+void run(detail::Op op, std::string_view name, const ConstTensorView& a, const ConstTensorView& b,
+         const TensorView& out, const Options& options) {
+  detail::CheckedCall call = detail::validate_call(name, a, b, out, options);
+  if (call.element_count == 0) return;
+  std::vector<std::byte> a_snapshot;
+  std::vector<std::byte> b_snapshot;
+  if (call.a_needs_copy) snapshot(call.a, call.element_size, a_snapshot);
+  if (call.b_needs_copy) snapshot(call.b, call.element_size, b_snapshot);
+  const detail::Plan plan = detail::make_plan(detail::align_operands(call, options.broadcast));
+  detail::execute(plan, op, call.dtype, call.a.data, call.b.data, call.out);
+}
+
+}  // namespace
+
+void subtract(const ConstTensorView& a, const ConstTensorView& b, const TensorView& out,
+              const Options& options) {
+  run(detail::Op::subtract, "subtract", a, b, out, options);
+}
+
+void squared_difference(const ConstTensorView& a, const ConstTensorView& b, const TensorView& out,
+                        const Options& options) {
+  run(detail::Op::squared_difference, "squared_difference", a, b, out, options);
+}
+
+}  // namespace sqdiff

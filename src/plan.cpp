@@ -1,0 +1,90 @@
+#include "plan.hpp"
+
+#include <algorithm>
+#include <cstddef>
+
+namespace sqdiff::detail {
+namespace {
+
+struct Dim {
+  int64_t size;
+  int64_t a;
+  int64_t b;
+  int64_t out;
+};
+
+// dims[i] (outer) and dims[i+1] (inner) walk memory as one dim in all three tensors.
+bool contiguous(const Dim& outer, const Dim& inner) {
+  return outer.a == inner.a * inner.size && outer.b == inner.b * inner.size &&
+         outer.out == inner.out * inner.size;
+}
+
+RowKind row_kind(const Dim& row) {
+  if (row.out != 1) return RowKind::strided;
+  if (row.a == 1 && row.b == 1) return RowKind::vv;
+  if (row.a == 1 && row.b == 0) return RowKind::vs;
+  if (row.a == 0 && row.b == 1) return RowKind::sv;
+  return RowKind::strided;
+}
+
+}  // namespace
+
+Plan make_plan(const BroadcastOperands& operands) {
+  Plan plan;
+  plan.element_count = 1;
+  for (const int64_t size : operands.shape) plan.element_count *= size;
+  if (plan.element_count == 0) return plan;
+
+  // Size-1 dims move nothing; at most 62 dims of size >= 2 fit in int64.
+  std::array<Dim, kMaxPlanRank> dims{};
+  int rank = 0;
+  for (std::size_t i = 0; i < operands.shape.size(); ++i) {
+    if (operands.shape[i] == 1) continue;
+    Dim dim{operands.shape[i], operands.a_strides[i], operands.b_strides[i], operands.out_strides[i]};
+    // Walk the output forwards: reverse a dim whose output stride is negative.
+    if (dim.out < 0) {
+      plan.offset_a += dim.a * (dim.size - 1);
+      plan.offset_b += dim.b * (dim.size - 1);
+      plan.offset_out += dim.out * (dim.size - 1);
+      dim.a = -dim.a;
+      dim.b = -dim.b;
+      dim.out = -dim.out;
+    }
+    dims[static_cast<std::size_t>(rank++)] = dim;
+  }
+  if (rank == 0) {  // a single element
+    dims[0] = Dim{1, 1, 1, 1};
+    rank = 1;
+  }
+
+  // Outer dims first, by output stride, so the row is the output's densest dim
+  // (a transposed output is then walked in memory order). Stable: ties keep
+  // the caller's order.
+  std::stable_sort(dims.begin(), dims.begin() + rank,
+                   [](const Dim& x, const Dim& y) { return x.out > y.out; });
+
+  int merged = 0;
+  for (int i = 0; i < rank; ++i) {
+    const Dim& dim = dims[static_cast<std::size_t>(i)];
+    if (merged > 0 && contiguous(dims[static_cast<std::size_t>(merged - 1)], dim)) {
+      Dim& outer = dims[static_cast<std::size_t>(merged - 1)];
+      outer = Dim{outer.size * dim.size, dim.a, dim.b, dim.out};
+    } else {
+      dims[static_cast<std::size_t>(merged++)] = dim;
+    }
+  }
+
+  plan.rank = merged;
+  for (int i = 0; i < merged; ++i) {
+    const auto& dim = dims[static_cast<std::size_t>(i)];
+    const auto k = static_cast<std::size_t>(i);
+    plan.size[k] = dim.size;
+    plan.stride_a[k] = dim.a;
+    plan.stride_b[k] = dim.b;
+    plan.stride_out[k] = dim.out;
+  }
+  plan.row_kind = row_kind(dims[static_cast<std::size_t>(merged - 1)]);
+  return plan;
+}
+
+}  // namespace sqdiff::detail

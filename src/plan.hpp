@@ -1,0 +1,55 @@
+// The plan: a call's broadcasting turned into strides, simplified to the
+// fewest dims, with the inner-row kind chosen. A small value that tests inspect.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "sqdiff/broadcast.hpp"
+
+namespace sqdiff::detail {
+
+// Every dim left in a plan has size >= 2 and the element count fits in int64,
+// so a plan never has more than 62 dims: fixed storage, no heap.
+inline constexpr int kMaxPlanRank = 64;
+
+enum class RowKind : uint8_t {
+  vv,       // a and b contiguous along the inner dim, out contiguous
+  vs,       // a contiguous, b one scalar per row, out contiguous
+  sv,       // a one scalar per row, b contiguous, out contiguous
+  strided,  // anything else: operands are packed a block at a time
+};
+
+// The operands after broadcasting, all of the output's rank. Strides are in
+// elements; an input's stride is 0 along every dim it is broadcast on.
+struct BroadcastOperands {
+  Shape shape;
+  Shape out_strides;
+  Shape a_strides;
+  Shape b_strides;
+};
+
+struct Plan {
+  int rank = 0;                // dims kept; 0 only when the output is empty
+  int64_t element_count = 0;   // of the output
+  // Outermost dim first; the row is dim rank-1.
+  std::array<int64_t, kMaxPlanRank> size{};
+  std::array<int64_t, kMaxPlanRank> stride_a{};
+  std::array<int64_t, kMaxPlanRank> stride_b{};
+  std::array<int64_t, kMaxPlanRank> stride_out{};
+  // Element offsets to add to each data pointer (from reversing dims whose
+  // output stride was negative, so that the output is walked forwards).
+  int64_t offset_a = 0;
+  int64_t offset_b = 0;
+  int64_t offset_out = 0;
+  RowKind row_kind = RowKind::vv;
+
+  int64_t row_length() const { return rank == 0 ? 0 : size[rank - 1]; }
+};
+
+// Drops size-1 dims, reverses dims with a negative output stride, orders dims
+// by decreasing output stride, merges dims contiguous for all three tensors and
+// picks the row kind. The operands must already be validated.
+Plan make_plan(const BroadcastOperands& operands);
+
+}  // namespace sqdiff::detail

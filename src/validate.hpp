@@ -1,0 +1,43 @@
+// Validation of a call: every check that can fail runs here, before anything
+// is written, and turns the caller's views into explicit, checked strides.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "plan.hpp"
+#include "sqdiff/ops.hpp"
+#include "sqdiff/tensor_view.hpp"
+
+namespace sqdiff::detail {
+
+// A view with its strides made explicit (dense row-major filled in).
+struct CheckedInput {
+  const std::byte* data;
+  Shape shape;
+  Shape strides;
+};
+
+struct CheckedCall {
+  DType dtype;
+  std::size_t element_size;
+  CheckedInput a;
+  CheckedInput b;
+  std::byte* out;
+  Shape out_shape;
+  Shape out_strides;
+  int64_t element_count;  // of the output; 0 means there is nothing to do
+  // An input that overlaps the output other than as exactly the same view must
+  // be copied before anything is written (SPEC section 4).
+  bool a_needs_copy = false;
+  bool b_needs_copy = false;
+};
+
+// Throws Error (messages start with `op`) for any invalid input; writes nothing.
+CheckedCall validate_call(std::string_view op, const ConstTensorView& a, const ConstTensorView& b,
+                          const TensorView& out, const Options& options);
+
+// The inputs' strides over the output's dims (0 where an input is broadcast).
+BroadcastOperands align_operands(const CheckedCall& call, const Broadcast& mode);
+
+}  // namespace sqdiff::detail
