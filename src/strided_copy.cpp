@@ -7,14 +7,16 @@ namespace {
 
 template <std::size_t kSize>
 void gather_sized(const std::byte* from, int64_t stride, std::byte* to, std::size_t n) {
+  // Index from the base: stepping a pointer past the last element of a
+  // reversed view would leave the buffer.
   const auto step = stride * static_cast<int64_t>(kSize);
-  for (std::size_t i = 0; i < n; ++i, from += step, to += kSize) std::memcpy(to, from, kSize);
+  for (std::size_t i = 0; i < n; ++i) std::memcpy(to + i * kSize, from + static_cast<int64_t>(i) * step, kSize);
 }
 
 template <std::size_t kSize>
 void scatter_sized(const std::byte* from, std::byte* to, int64_t stride, std::size_t n) {
   const auto step = stride * static_cast<int64_t>(kSize);
-  for (std::size_t i = 0; i < n; ++i, from += kSize, to += step) std::memcpy(to, from, kSize);
+  for (std::size_t i = 0; i < n; ++i) std::memcpy(to + static_cast<int64_t>(i) * step, from + i * kSize, kSize);
 }
 
 }  // namespace
