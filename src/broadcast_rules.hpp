@@ -11,8 +11,7 @@ namespace sqdiff::detail {
 // "squared_difference" or "broadcast_shape").
 Shape broadcast_shape_for(std::string_view who, const Shape& a, const Shape& b, Broadcast mode);
 
-// Product of the dims, or an Error naming `who` if it overflows int64.
-// The dims must be non-negative.
-int64_t checked_element_count(std::string_view who, const Shape& shape);
+// Product of the (non-negative) dims, or -1 if it overflows int64.
+int64_t element_count(const Shape& shape);
 
 }  // namespace sqdiff::detail

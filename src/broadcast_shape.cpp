@@ -14,12 +14,18 @@ namespace {
               format_shape(b) + " " + format_mode(mode) + ": " + reason);
 }
 
-void check_dims_non_negative(std::string_view who, const Shape& shape) {
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] < 0) {
-      throw Error(std::string(who) + ": invalid shape " + format_shape(shape) + ": dimension " +
-                  std::to_string(i) + " is negative");
+// Negative dims and element counts beyond int64 are errors of the pair, so
+// they are reported like any other broadcast failure: both shapes and the mode.
+void check_input(std::string_view who, const Shape& a, const Shape& b, const Broadcast& mode,
+                 const Shape& input, std::string_view name) {
+  for (std::size_t i = 0; i < input.size(); ++i) {
+    if (input[i] < 0) {
+      fail(who, a, b, mode,
+           "dimension " + std::to_string(i) + " of " + std::string(name) + " is negative");
     }
+  }
+  if (element_count(input) < 0) {
+    fail(who, a, b, mode, "the element count of " + std::string(name) + " overflows int64");
   }
 }
 
@@ -88,25 +94,19 @@ Shape broadcast_pdpd(std::string_view who, const Shape& a, const Shape& b, const
 
 }  // namespace
 
-int64_t checked_element_count(std::string_view who, const Shape& shape) {
+int64_t element_count(const Shape& shape) {
   int64_t count = 1;
   bool overflow = false;
   for (const int64_t dim : shape) {
     if (dim == 0) return 0;  // an empty shape has no elements, whatever the other dims
     overflow = overflow || __builtin_mul_overflow(count, dim, &count);
   }
-  if (overflow) {
-    throw Error(std::string(who) + ": shape " + format_shape(shape) +
-                " has more elements than fit in int64");
-  }
-  return count;
+  return overflow ? -1 : count;
 }
 
 Shape broadcast_shape_for(std::string_view who, const Shape& a, const Shape& b, Broadcast mode) {
-  check_dims_non_negative(who, a);
-  check_dims_non_negative(who, b);
-  checked_element_count(who, a);
-  checked_element_count(who, b);
+  check_input(who, a, b, mode, a, "a");
+  check_input(who, a, b, mode, b, "b");
   Shape out;
   switch (mode.kind) {
     case BroadcastKind::none:
@@ -121,7 +121,9 @@ Shape broadcast_shape_for(std::string_view who, const Shape& a, const Shape& b, 
     default:
       fail(who, a, b, mode, "unknown broadcast mode");
   }
-  checked_element_count(who, out);
+  if (element_count(out) < 0) {
+    fail(who, a, b, mode, "the element count of the output " + format_shape(out) + " overflows int64");
+  }
   return out;
 }
 

@@ -32,6 +32,8 @@ void check_dtypes(std::string_view op, DType a, DType b, DType out) {
   }
 }
 
+// The strides made explicit. A size-1 dim never moves, so its stride is set to
+// 0: whatever the caller passed there (any int64 is legal) is never multiplied.
 Shape explicit_strides(std::string_view op, std::string_view name, const Shape& shape,
                        const Shape& strides) {
   if (strides.empty() && !shape.empty()) return dense_strides(shape);
@@ -40,7 +42,11 @@ Shape explicit_strides(std::string_view op, std::string_view name, const Shape& 
                  " entries for shape " + format_shape(shape) + " of rank " +
                  std::to_string(shape.size()));
   }
-  return strides;
+  Shape checked = strides;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 1) checked[i] = 0;
+  }
+  return checked;
 }
 
 // True when `input` addresses exactly the output's elements in the output's
@@ -98,7 +104,7 @@ CheckedCall validate_call(std::string_view op, const ConstTensorView& a, const C
       .out = static_cast<std::byte*>(out.data),
       .out_shape = out.shape,
       .out_strides = explicit_strides(op, "out", out.shape, out.strides),
-      .element_count = checked_element_count(op, out.shape),
+      .element_count = element_count(out.shape),  // fits: broadcast_shape_for checked it
   };
   if (call.element_count == 0) return call;  // nothing is read or written
 
