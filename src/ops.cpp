@@ -6,6 +6,7 @@
 
 #include "dense_strides.hpp"
 #include "execute.hpp"
+#include "fp_environment.hpp"
 #include "plan.hpp"
 #include "strided_copy.hpp"
 #include "validate.hpp"
@@ -30,6 +31,7 @@ void run(detail::Op op, std::string_view name, const ConstTensorView& a, const C
   if (call.a_needs_copy) snapshot(call.a, call.element_size, a_snapshot);
   if (call.b_needs_copy) snapshot(call.b, call.element_size, b_snapshot);
   const detail::Plan plan = detail::make_plan(detail::align_operands(call, options.broadcast));
+  const detail::ScopedIeeeDefaults ieee_defaults;
   detail::execute(plan, op, call.dtype, call.a.data, call.b.data, call.out);
 }
 
