@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages that sqdiff needs and that are missing.
+#
+# Checks each package with dpkg-query first; only when something is missing does
+# it run `apt-get update` once and `apt-get install` for exactly those packages.
+# Uses sudo only when not already root. Safe to run any number of times.
+set -euo pipefail
+
+# Needed now: compiler, CMake, Highway (SIMD), GoogleTest.
+# Also installed for work that is planned (threads, benchmarks, CLI, IR files,
+# Python binding), so that one run sets a machine up for good.
+packages=(
+  build-essential
+  cmake
+  ninja-build
+  libhwy-dev
+  libgtest-dev
+  googletest
+  libbenchmark-dev
+  libeigen3-dev
+  libpthreadpool-dev
+  libtbb-dev
+  libcli11-dev
+  libpugixml-dev
+  pybind11-dev
+  python3-pybind11
+  python3-numpy
+  python3-pytest
+  python3-hypothesis
+  python3-dev
+)
+
+is_installed() {
+  # shellcheck disable=SC2016  # ${db:Status-Abbrev} is a dpkg-query field, not a shell variable
+  [[ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null)" == "ii"* ]]
+}
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "install-deps: dpkg-query not found; this script is for Debian 12 (install the packages by hand:" >&2
+  echo "  ${packages[*]})" >&2
+  exit 1
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! is_installed "$package"; then
+    missing+=("$package")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} Debian packages are already installed"
+  exit 0
+fi
+
+echo "install-deps: missing: ${missing[*]}"
+
+as_root=()
+if [[ "$(id -u)" -ne 0 ]]; then
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "install-deps: not root and sudo is not available; install as root:" >&2
+    echo "  apt-get install -y --no-install-recommends ${missing[*]}" >&2
+    exit 1
+  fi
+  as_root=(sudo)
+fi
+
+run() {
+  printf '+ %s\n' "$*"
+  "$@"
+}
+
+run "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+run "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y --no-install-recommends "${missing[@]}"
+echo "install-deps: installed ${#missing[@]} package(s)"

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# First command on a fresh Debian 12 machine: installs the missing Debian
+# packages, configures and builds a Release build in build/, and runs the main
+# job (build/examples/seed_examples). Safe to run again: it only redoes what
+# changed.
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo_root"
+
+run() {
+  printf '+ %s\n' "$*"
+  "$@"
+}
+
+echo "== setup: Debian packages"
+run bash scripts/install-deps.sh
+
+jobs="$(nproc 2>/dev/null || echo 2)"
+
+# A fresh build dir uses Ninja when it is there; an existing one keeps the
+# generator it was configured with (CMake refuses to switch).
+generator=()
+if [[ ! -f build/CMakeCache.txt ]] && command -v ninja >/dev/null 2>&1; then
+  generator=(-G Ninja)
+fi
+
+echo "== setup: configure and build (Release, build/)"
+run cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
+run cmake --build build --parallel "$jobs"
+
+echo "== setup: main job"
+run build/examples/seed_examples

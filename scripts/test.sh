@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Second command: runs every test. Installs missing Debian packages, builds and
+# tests a Release build in build/, then an AddressSanitizer +
+# UndefinedBehaviorSanitizer build in build-asan/. Every stage runs even when an
+# earlier one failed; the exit status is non-zero if any stage failed, and the
+# last line is a one-line summary.
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo_root"
+
+run() {
+  printf '+ %s\n' "$*"
+  "$@"
+}
+
+jobs="$(nproc 2>/dev/null || echo 2)"
+start_seconds=$SECONDS
+passed=()
+failed=()
+
+# stage NAME COMMAND...: runs one step, records whether it passed.
+stage() {
+  local name="$1"
+  shift
+  echo "== test: $name"
+  if run "$@"; then
+    passed+=("$name")
+  else
+    echo "== test: $name FAILED" >&2
+    failed+=("$name")
+    return 1
+  fi
+}
+
+# generator_for DIR: -G Ninja for a fresh build dir when ninja is installed.
+generator_for() {
+  if [[ ! -f "$1/CMakeCache.txt" ]] && command -v ninja >/dev/null 2>&1; then
+    printf '%s\n' -G Ninja
+  fi
+}
+
+# build_and_test NAME DIR CMAKE_ARGS...: configure, build, then ctest.
+build_and_test() {
+  local name="$1" dir="$2"
+  shift 2
+  local generator=()
+  mapfile -t generator < <(generator_for "$dir")
+  stage "$name configure" cmake -S . -B "$dir" "${generator[@]}" "$@" || return 0
+  stage "$name build" cmake --build "$dir" --parallel "$jobs" || return 0
+  stage "$name ctest" ctest --test-dir "$dir" --output-on-failure -j2 || return 0
+}
+
+echo "== test: Debian packages"
+if ! run bash scripts/install-deps.sh; then
+  echo "test.sh: FAILED: could not install the Debian packages (nothing was built or tested)"
+  exit 1
+fi
+
+# Sanitizer reports are failures; print a stack for UBSan findings.
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_init_order=1}"
+
+build_and_test release build -DCMAKE_BUILD_TYPE=Release
+build_and_test asan build-asan -DCMAKE_BUILD_TYPE=Debug -DSQDIFF_SANITIZE=address,undefined
+
+# join ITEMS...: "a, b, c".
+join() {
+  local result="" item
+  for item in "$@"; do
+    result+="${result:+, }$item"
+  done
+  printf '%s' "${result:-none}"
+}
+
+elapsed=$((SECONDS - start_seconds))
+duration="$((elapsed / 60))m$((elapsed % 60))s"
+if ((${#failed[@]} == 0)); then
+  echo "test.sh: PASSED: ${#passed[@]} stages ($(join "${passed[@]}")) in $duration"
+else
+  echo "test.sh: FAILED: $(join "${failed[@]}") (passed: $(join "${passed[@]}")) in $duration"
+  exit 1
+fi

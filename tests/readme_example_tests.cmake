@@ -1,0 +1,33 @@
+# The README's C++ example: the README shows exactly examples/readme_example.cpp
+# (readme_example_matches_readme), and that program builds and prints what the
+# README says (readme_example_runs). The main job, examples/seed_examples, is
+# run here too (example_seed_examples_runs), so that `scripts/test.sh` covers
+# what `scripts/setup.sh` shows.
+
+add_test(NAME readme_example_matches_readme
+         COMMAND ${CMAKE_COMMAND}
+                 -DREADME=${PROJECT_SOURCE_DIR}/README.md
+                 -DEXAMPLE=${PROJECT_SOURCE_DIR}/examples/readme_example.cpp
+                 -DOUT=${CMAKE_CURRENT_BINARY_DIR}/readme_cpp_block.cpp
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/check_readme_example.cmake)
+
+# Examples may be switched off (SQDIFF_BUILD_EXAMPLES=OFF); the README example is
+# still built for its test.
+if(NOT TARGET readme_example)
+  add_executable(readme_example ${PROJECT_SOURCE_DIR}/examples/readme_example.cpp)
+  target_link_libraries(readme_example PRIVATE sqdiff::sqdiff sqdiff_warnings)
+endif()
+add_test(NAME readme_example_runs
+         COMMAND ${CMAKE_COMMAND}
+                 -DPROGRAM=$<TARGET_FILE:readme_example>
+                 -DEXPECTED=${CMAKE_CURRENT_SOURCE_DIR}/readme_example.expected
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/run_and_check.cmake)
+
+if(TARGET seed_examples)
+  add_test(NAME example_seed_examples_runs
+           COMMAND ${CMAKE_COMMAND}
+                   -DPROGRAM=$<TARGET_FILE:seed_examples>
+                   -DEXPECTED=${CMAKE_CURRENT_SOURCE_DIR}/seed_examples.expected
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/run_and_check.cmake)
+endif()
+set_tests_properties(readme_example_matches_readme readme_example_runs PROPERTIES LABELS "readme")
