@@ -45,7 +45,10 @@ const char* kind_name(RowKind k) {
 
 std::string str(const Shape& s) {
   std::string r = "[";
-  for (std::size_t i = 0; i < s.size(); ++i) r += (i ? "," : "") + std::to_string(s[i]);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (i != 0) r += ',';
+    r += std::to_string(s[i]);
+  }
   return r + "]";
 }
 

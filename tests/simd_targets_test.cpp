@@ -370,7 +370,10 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(SimdTargets, CoversEveryTargetTheCpuHas) {
   const std::vector<int64_t> run = targets_to_run();
   std::string names;
-  for (int64_t t : run) names += (names.empty() ? "" : ",") + target_name(t);
+  for (int64_t t : run) {
+    if (!names.empty()) names += ',';
+    names += target_name(t);
+  }
   std::cout << "SIMD targets tested: " << names << " (compiled: ";
   for (const std::string& s : sqdiff::compiled_simd_targets()) std::cout << s << " ";
   std::cout << ")\n";
