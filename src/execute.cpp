@@ -1,92 +1,134 @@
 #include "execute.hpp"
 
+#include <hwy/cache_control.h>
+
 #include <algorithm>
 #include <array>
 
+#include "cache_info.hpp"
+#include "fp_environment.hpp"
+#include "sqdiff/threads.hpp"
 #include "strided_copy.hpp"
+#include "thread_pool.hpp"
 
 namespace sqdiff::detail {
 namespace {
 
-// Elements per packed block of a strided row: small enough that the three
-// blocks stay in L1, large enough to amortise the kernel call.
+// Below this much output a second thread costs more to wake than it saves
+// (pthreadpool wake-up ~0.5-1 us; 2 threads pay off from ~64K f32 elements).
+constexpr std::size_t kMinParallelOutputBytes = std::size_t{256} << 10;
+// Work is handed to threads in tiles of this much output: large enough to
+// amortise the hand-out, small enough to balance two threads.
+constexpr std::size_t kTileOutputBytes = std::size_t{128} << 10;
+// Elements per packed block of a strided row: the three blocks stay in L1.
 constexpr std::size_t kBlockElements = 512;
 
-struct Row {
+struct Call {
+  const Plan* plan;
+  const RowKinds* kernels;
+  const RowKinds* plain_kernels;  // for rows that write through a packing buffer
+  std::size_t element_size;
   const std::byte* a;
   const std::byte* b;
   std::byte* out;
+  bool streaming;
 };
 
-// A row whose operands are not all unit-stride: operands with a stride other
-// than 0 or 1 are packed into blocks, the output is unpacked after.
-void run_strided_row(const RowKernels& kernels, const Row& row, std::size_t n, int64_t stride_a,
-                     int64_t stride_b, int64_t stride_out, std::size_t element_size) {
+// A piece of a row whose operands are not all unit-stride: operands with a
+// stride other than 0 or 1 are packed into blocks, the output unpacked after.
+void run_strided(const Call& call, const std::byte* a, const std::byte* b, std::byte* out, std::size_t n) {
   alignas(64) std::array<std::byte, kBlockElements * 8> block_a;
   alignas(64) std::array<std::byte, kBlockElements * 8> block_b;
   alignas(64) std::array<std::byte, kBlockElements * 8> block_out;
-  const auto size = static_cast<int64_t>(element_size);
+  const Plan& plan = *call.plan;
+  const auto inner = static_cast<std::size_t>(plan.rank - 1);
+  const int64_t stride_a = plan.stride_a[inner];
+  const int64_t stride_b = plan.stride_b[inner];
+  const int64_t stride_out = plan.stride_out[inner];
+  const auto size = static_cast<int64_t>(call.element_size);
+  const RowKinds& kernels = *call.plain_kernels;
   // Both inputs scalar along the row: widen one of them so the vs kernel applies.
   const bool both_scalar = stride_a == 0 && stride_b == 0;
   for (std::size_t done = 0; done < n; done += kBlockElements) {
     const std::size_t count = std::min(kBlockElements, n - done);
     const auto offset = static_cast<int64_t>(done);
-    const std::byte* a = row.a + offset * stride_a * size;
-    const std::byte* b = row.b + offset * stride_b * size;
-    std::byte* out = row.out + offset * stride_out * size;
-    int64_t packed_a = stride_a;
-    int64_t packed_b = stride_b;
+    const std::byte* block_a_source = a + offset * stride_a * size;
+    const std::byte* block_b_source = b + offset * stride_b * size;
+    std::byte* block_out_target = out + offset * stride_out * size;
+    bool a_is_row = stride_a == 1;
+    bool b_is_row = stride_b == 1;
     if ((stride_a != 0 && stride_a != 1) || both_scalar) {
-      gather(a, stride_a, block_a.data(), count, element_size);
-      a = block_a.data();
-      packed_a = 1;
+      gather(block_a_source, stride_a, block_a.data(), count, call.element_size);
+      block_a_source = block_a.data();
+      a_is_row = true;
     }
     if (stride_b != 0 && stride_b != 1) {
-      gather(b, stride_b, block_b.data(), count, element_size);
-      b = block_b.data();
-      packed_b = 1;
+      gather(block_b_source, stride_b, block_b.data(), count, call.element_size);
+      block_b_source = block_b.data();
+      b_is_row = true;
     }
-    std::byte* target = stride_out == 1 ? out : block_out.data();
-    if (packed_a == 1 && packed_b == 1) {
-      kernels.vv(a, b, target, count);
-    } else if (packed_a == 1) {
-      kernels.vs(a, b, target, count);
+    std::byte* target = stride_out == 1 ? block_out_target : block_out.data();
+    if (a_is_row && b_is_row) {
+      kernels.vv(block_a_source, block_b_source, target, count);
+    } else if (a_is_row) {
+      kernels.vs(block_a_source, block_b_source, target, count);
     } else {
-      kernels.sv(a, b, target, count);
+      kernels.sv(block_a_source, block_b_source, target, count);
     }
-    if (stride_out != 1) scatter(block_out.data(), out, stride_out, count, element_size);
+    if (stride_out != 1) scatter(block_out.data(), block_out_target, stride_out, count, call.element_size);
   }
 }
 
-}  // namespace
+// Elements [column, column + count) of the row that starts at a, b, out.
+void run_row_piece(const Call& call, const std::byte* a, const std::byte* b, std::byte* out,
+                   std::size_t column, std::size_t count) {
+  const std::size_t skip = column * call.element_size;
+  switch (call.plan->row_kind) {
+    case RowKind::vv: call.kernels->vv(a + skip, b + skip, out + skip, count); break;
+    case RowKind::vs: call.kernels->vs(a + skip, b, out + skip, count); break;
+    case RowKind::sv: call.kernels->sv(a, b + skip, out + skip, count); break;
+    case RowKind::strided: {
+      const Plan& plan = *call.plan;
+      const auto inner = static_cast<std::size_t>(plan.rank - 1);
+      const auto offset = static_cast<int64_t>(column) * static_cast<int64_t>(call.element_size);
+      run_strided(call, a + offset * plan.stride_a[inner], b + offset * plan.stride_b[inner],
+                  out + offset * plan.stride_out[inner], count);
+      break;
+    }
+  }
+}
 
-void execute(const Plan& plan, Op op, DType dtype, const std::byte* a, const std::byte* b, std::byte* out) {
-  if (plan.element_count == 0) return;
-  const RowKernels& kernels = kernel_table().at(op, dtype);
-  const auto element_size = static_cast<int64_t>(dtype_size(dtype));
+// Output elements [begin, begin + count) in the plan's order.
+void run_range(const Call& call, std::size_t begin, std::size_t count) {
+  const Plan& plan = *call.plan;
   const int inner = plan.rank - 1;
   const auto n = static_cast<std::size_t>(plan.size[static_cast<std::size_t>(inner)]);
-  const int64_t row_stride_a = plan.stride_a[static_cast<std::size_t>(inner)];
-  const int64_t row_stride_b = plan.stride_b[static_cast<std::size_t>(inner)];
-  const int64_t row_stride_out = plan.stride_out[static_cast<std::size_t>(inner)];
+  std::size_t row = begin / n;
+  std::size_t column = begin % n;
 
+  // Odometer over the outer dims, started at `row`.
   std::array<int64_t, kMaxPlanRank> index{};
   int64_t offset_a = plan.offset_a;
   int64_t offset_b = plan.offset_b;
   int64_t offset_out = plan.offset_out;
-  const int64_t rows = plan.element_count / static_cast<int64_t>(n);
-  for (int64_t r = 0; r < rows; ++r) {
-    const Row row{a + offset_a * element_size, b + offset_b * element_size, out + offset_out * element_size};
-    switch (plan.row_kind) {
-      case RowKind::vv: kernels.vv(row.a, row.b, row.out, n); break;
-      case RowKind::vs: kernels.vs(row.a, row.b, row.out, n); break;
-      case RowKind::sv: kernels.sv(row.a, row.b, row.out, n); break;
-      case RowKind::strided:
-        run_strided_row(kernels, row, n, row_stride_a, row_stride_b, row_stride_out,
-                        static_cast<std::size_t>(element_size));
-        break;
-    }
-    // Advance the odometer over the outer dims, innermost first.
+  for (int d = inner - 1; d >= 0; --d) {
+    const auto k = static_cast<std::size_t>(d);
+    const auto size = static_cast<std::size_t>(plan.size[k]);
+    index[k] = static_cast<int64_t>(row % size);
+    row /= size;
+    offset_a += index[k] * plan.stride_a[k];
+    offset_b += index[k] * plan.stride_b[k];
+    offset_out += index[k] * plan.stride_out[k];
+  }
+
+  const auto element_size = static_cast<int64_t>(call.element_size);
+  while (count > 0) {
+    const std::size_t piece = std::min(count, n - column);
+    run_row_piece(call, call.a + offset_a * element_size, call.b + offset_b * element_size,
+                  call.out + offset_out * element_size, column, piece);
+    count -= piece;
+    column = 0;
+    if (count == 0) break;
     for (int d = inner - 1; d >= 0; --d) {
       const auto k = static_cast<std::size_t>(d);
       if (++index[k] < plan.size[k]) {
@@ -101,6 +143,53 @@ void execute(const Plan& plan, Op op, DType dtype, const std::byte* a, const std
       offset_out -= plan.stride_out[k] * (plan.size[k] - 1);
     }
   }
+}
+
+void run_tile(void* context, std::size_t begin, std::size_t count) {
+  const Call& call = *static_cast<const Call*>(context);
+  const ScopedIeeeDefaults ieee_defaults;  // worker threads too
+  run_range(call, begin, count);
+  // Streaming stores are weakly ordered: fence before the pool reports the
+  // tile done, so the caller sees every store once the call returns.
+  if (call.streaming) hwy::FlushStream();
+}
+
+}  // namespace
+
+ExecutionPolicy choose_policy(const Plan& plan, std::size_t element_size, int requested_threads,
+                              bool output_aliases_input) {
+  ExecutionPolicy policy;
+  const std::size_t output_bytes = static_cast<std::size_t>(plan.element_count) * element_size;
+  const int threads = requested_threads > 0 ? requested_threads : default_threads();
+  policy.threads = output_bytes >= kMinParallelOutputBytes ? threads : 1;
+  // Streaming pays when the output would be evicted before anyone reads it:
+  // when it alone is larger than the last-level cache.
+  policy.streaming_stores = !output_aliases_input && plan.row_kind != RowKind::strided &&
+                            output_bytes > last_level_cache_bytes();
+  return policy;
+}
+
+void execute(const Plan& plan, Op op, DType dtype, const std::byte* a, const std::byte* b, std::byte* out,
+             const ExecutionPolicy& policy) {
+  if (plan.element_count == 0) return;
+  const RowKernels& kernels = kernel_table().at(op, dtype);
+  Call call{
+      .plan = &plan,
+      .kernels = policy.streaming_stores ? &kernels.streaming : &kernels.plain,
+      .plain_kernels = &kernels.plain,
+      .element_size = dtype_size(dtype),
+      .a = a,
+      .b = b,
+      .out = out,
+      .streaming = policy.streaming_stores,
+  };
+  const auto total = static_cast<std::size_t>(plan.element_count);
+  if (policy.threads <= 1) {
+    run_tile(&call, 0, total);
+    return;
+  }
+  const std::size_t tile = std::max<std::size_t>(kTileOutputBytes / call.element_size, 1);
+  parallel_for(policy.threads, total, tile, &run_tile, &call);
 }
 
 }  // namespace sqdiff::detail

@@ -1,4 +1,5 @@
-// Runs a plan: walks the outer dims and calls one row kernel per row.
+// Runs a plan: splits the output's elements into tiles across threads; each
+// tile walks its rows with an odometer and calls one row kernel per row piece.
 #pragma once
 
 #include <cstddef>
@@ -8,8 +9,21 @@
 
 namespace sqdiff::detail {
 
+// How a call runs; choose_policy picks it from the size of the work.
+struct ExecutionPolicy {
+  int threads = 1;
+  bool streaming_stores = false;  // non-temporal stores for outputs far larger than the caches
+};
+
+// `requested_threads` is Options::threads (0 = library default).
+// `output_aliases_input`: the output shares memory with an input (in-place),
+// whose lines are in cache anyway, so streaming stores would not help.
+ExecutionPolicy choose_policy(const Plan& plan, std::size_t element_size, int requested_threads,
+                              bool output_aliases_input);
+
 // `a`, `b` and `out` are the callers' data pointers; the plan's offsets and
 // strides (in elements of `dtype`) say where each row is.
-void execute(const Plan& plan, Op op, DType dtype, const std::byte* a, const std::byte* b, std::byte* out);
+void execute(const Plan& plan, Op op, DType dtype, const std::byte* a, const std::byte* b, std::byte* out,
+             const ExecutionPolicy& policy);
 
 }  // namespace sqdiff::detail

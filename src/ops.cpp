@@ -31,8 +31,10 @@ void run(detail::Op op, std::string_view name, const ConstTensorView& a, const C
   if (call.a_needs_copy) snapshot(call.a, call.element_size, a_snapshot);
   if (call.b_needs_copy) snapshot(call.b, call.element_size, b_snapshot);
   const detail::Plan plan = detail::make_plan(detail::align_operands(call, options.broadcast));
+  const detail::ExecutionPolicy policy =
+      detail::choose_policy(plan, call.element_size, options.threads, call.output_aliases_input);
   const detail::ScopedIeeeDefaults ieee_defaults;
-  detail::execute(plan, op, call.dtype, call.a.data, call.b.data, call.out);
+  detail::execute(plan, op, call.dtype, call.a.data, call.b.data, call.out, policy);
 }
 
 }  // namespace

@@ -123,6 +123,7 @@ CheckedCall validate_call(std::string_view op, const ConstTensorView& a, const C
                  "each larger than the reach of the smaller ones)");
   }
 
+  call.output_aliases_input = range_a.overlaps(range_out) || range_b.overlaps(range_out);
   const BroadcastOperands aligned = align_operands(call, options.broadcast);
   call.a_needs_copy = range_a.overlaps(range_out) &&
                       !is_same_view(call.a.data, aligned.a_strides, call.out, call.out_shape, call.out_strides);

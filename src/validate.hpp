@@ -31,6 +31,8 @@ struct CheckedCall {
   // be copied before anything is written (SPEC section 4).
   bool a_needs_copy = false;
   bool b_needs_copy = false;
+  // The output shares memory with an input (in place, or a copied overlap).
+  bool output_aliases_input = false;
 };
 
 // Throws Error (messages start with `op`) for any invalid input; writes nothing.

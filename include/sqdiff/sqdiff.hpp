@@ -9,4 +9,5 @@
 #include "sqdiff/ops.hpp"
 #include "sqdiff/simd_target.hpp"
 #include "sqdiff/tensor_view.hpp"
+#include "sqdiff/threads.hpp"
 #include "sqdiff/version.hpp"

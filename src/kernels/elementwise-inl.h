@@ -34,7 +34,22 @@ struct NativeCodec {
   static HWY_INLINE void Store(D d, hn::Vec<D> v, Storage* p) {
     hn::StoreU(v, d, p);
   }
+  template <class D>
+  static HWY_INLINE void Stream(D d, hn::Vec<D> v, Storage* aligned) {
+    hn::Stream(v, d, aligned);
+  }
 };
+
+// Highway 1.0.3 streams a 64-bit vector (f16 lanes of an SSE4 f32 vector) with
+// a 16-byte movntdq: misaligned and too wide. Those store normally.
+template <class DH>
+HWY_INLINE void StreamHalves(DH dh, hn::Vec<DH> v, hn::TFromD<DH>* aligned) {
+  if constexpr (hn::MaxLanes(DH()) * sizeof(hn::TFromD<DH>) >= 16) {
+    hn::Stream(v, dh, aligned);
+  } else {
+    hn::StoreU(v, dh, aligned);
+  }
+}
 
 struct Float16Codec {
   using Storage = hwy::float16_t;
@@ -46,6 +61,10 @@ struct Float16Codec {
   template <class D>
   static HWY_INLINE void Store(D d, hn::Vec<D> v, Storage* p) {
     hn::StoreU(NarrowF16(d, v), hn::Rebind<Storage, D>(), p);
+  }
+  template <class D>
+  static HWY_INLINE void Stream(D d, hn::Vec<D> v, Storage* aligned) {
+    StreamHalves(hn::Rebind<Storage, D>(), NarrowF16(d, v), aligned);
   }
 };
 
@@ -59,6 +78,10 @@ struct BFloat16Codec {
   template <class D>
   static HWY_INLINE void Store(D d, hn::Vec<D> v, Storage* p) {
     hn::StoreU(NarrowBF16(d, v), hn::Rebind<Storage, D>(), p);
+  }
+  template <class D>
+  static HWY_INLINE void Stream(D d, hn::Vec<D> v, Storage* aligned) {
+    StreamHalves(hn::Rebind<Storage, D>(), NarrowBF16(d, v), aligned);
   }
 };
 
@@ -101,11 +124,11 @@ struct SquaredDifferenceOp {
 
 // ---- Rows -----------------------------------------------------------------------
 
-// The last partial vector goes through small stack buffers, so that the tail
-// runs the same vector code as the body and no access passes the row's end
-// (masked loads may fault on SSE4/AVX2 in Highway 1.0.3).
+// The partial vectors at either end of a row go through small stack buffers,
+// so that they run the same vector code as the body and no access passes the
+// row's ends (masked loads may fault on SSE4/AVX2 in Highway 1.0.3).
 template <class Codec>
-struct TailBuffer {
+struct LaneBuffer {
   using Storage = typename Codec::Storage;
   static constexpr size_t kCapacity = HWY_MAX_BYTES / sizeof(typename Codec::Compute);
   HWY_ALIGN Storage lanes[kCapacity] = {};
@@ -114,77 +137,115 @@ struct TailBuffer {
   void Drain(Storage* to, size_t count) const { std::memcpy(to, lanes, count * sizeof(Storage)); }
 };
 
-// The vector holding `*scalar` in every lane, widened exactly as a load would.
+// An operand that advances along the row.
+template <class Codec>
+struct RowOperand {
+  const typename Codec::Storage* row;
+
+  template <class D>
+  HWY_INLINE hn::Vec<D> Load(D d, size_t i) const {
+    return Codec::Load(d, row + i);
+  }
+  template <class D>
+  HWY_INLINE hn::Vec<D> LoadPartial(D d, size_t i, size_t count) const {
+    LaneBuffer<Codec> buffer;
+    buffer.Fill(row + i, count);
+    return Codec::Load(d, buffer.lanes);
+  }
+};
+
+// An operand that is one element for the whole row, held widened in a vector
+// exactly as a load would widen it.
 template <class Codec, class D>
-HWY_INLINE hn::Vec<D> Splat(D d, const typename Codec::Storage* scalar) {
-  TailBuffer<Codec> buffer;
-  for (size_t i = 0; i < hn::Lanes(d); ++i) buffer.lanes[i] = *scalar;
-  return Codec::Load(d, buffer.lanes);
+struct ScalarOperand {
+  hn::Vec<D> value;
+
+  ScalarOperand(D d, const typename Codec::Storage* scalar) {
+    LaneBuffer<Codec> buffer;
+    for (size_t i = 0; i < hn::Lanes(d); ++i) buffer.lanes[i] = *scalar;
+    value = Codec::Load(d, buffer.lanes);
+  }
+  HWY_INLINE hn::Vec<D> Load(D /*d*/, size_t /*i*/) const { return value; }
+  HWY_INLINE hn::Vec<D> LoadPartial(D /*d*/, size_t /*i*/, size_t /*count*/) const { return value; }
+};
+
+template <class Codec, class Op, class D, class A, class B>
+HWY_INLINE void RowPartial(D d, const A& a, const B& b, typename Codec::Storage* out, size_t i,
+                           size_t count) {
+  LaneBuffer<Codec> result;
+  Codec::Store(d, Op::Apply(d, a.LoadPartial(d, i, count), b.LoadPartial(d, i, count)), result.lanes);
+  result.Drain(out + i, count);
 }
 
-template <class Codec, class Op>
-void RowVV(const void* a_row, const void* b_row, void* out_row, size_t n) {
+// Elements before `out` reaches the alignment that streaming stores need, or
+// n when `out` can never get there (not even element-aligned).
+template <class Codec>
+HWY_INLINE size_t ElementsBeforeAligned(const typename Codec::Storage* out, size_t vector_bytes, size_t n) {
+  using S = typename Codec::Storage;
+  const auto address = reinterpret_cast<uintptr_t>(out);
+  if (address % sizeof(S) != 0) return n;
+  const size_t head = ((vector_bytes - address % vector_bytes) % vector_bytes) / sizeof(S);
+  return head < n ? head : n;
+}
+
+// out[i] = op(a[i], b[i]) for i < n. With kStream, the aligned body uses
+// non-temporal stores: the caller issues the fence (FlushStream) after the
+// last row of its share, before it reports completion.
+template <class Codec, class Op, bool kStream, class D, class A, class B>
+HWY_INLINE void Row(D d, const A& a, const B& b, typename Codec::Storage* out, size_t n) {
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  if constexpr (kStream) {
+    const size_t head = ElementsBeforeAligned<Codec>(out, lanes * sizeof(typename Codec::Storage), n);
+    for (; i + lanes <= head; i += lanes) {  // only when `out` cannot be aligned
+      Codec::Store(d, Op::Apply(d, a.Load(d, i), b.Load(d, i)), out + i);
+    }
+    if (i < head) {
+      RowPartial<Codec, Op>(d, a, b, out, i, head - i);
+      i = head;
+    }
+    for (; i + lanes <= n; i += lanes) {
+      Codec::Stream(d, Op::Apply(d, a.Load(d, i), b.Load(d, i)), out + i);
+    }
+  } else {
+    for (; i + lanes <= n; i += lanes) {
+      Codec::Store(d, Op::Apply(d, a.Load(d, i), b.Load(d, i)), out + i);
+    }
+  }
+  if (i < n) RowPartial<Codec, Op>(d, a, b, out, i, n - i);
+}
+
+template <class Codec, class Op, bool kStream>
+void RowVV(const void* a, const void* b, void* out, size_t n) {
   using S = typename Codec::Storage;
   const hn::ScalableTag<typename Codec::Compute> d;
-  const size_t lanes = hn::Lanes(d);
-  const S* a = static_cast<const S*>(a_row);
-  const S* b = static_cast<const S*>(b_row);
-  S* out = static_cast<S*>(out_row);
-  size_t i = 0;
-  for (; i + lanes <= n; i += lanes) {
-    Codec::Store(d, Op::Apply(d, Codec::Load(d, a + i), Codec::Load(d, b + i)), out + i);
-  }
-  if (i == n) return;
-  TailBuffer<Codec> ta, tb, to;
-  ta.Fill(a + i, n - i);
-  tb.Fill(b + i, n - i);
-  Codec::Store(d, Op::Apply(d, Codec::Load(d, ta.lanes), Codec::Load(d, tb.lanes)), to.lanes);
-  to.Drain(out + i, n - i);
+  Row<Codec, Op, kStream>(d, RowOperand<Codec>{static_cast<const S*>(a)},
+                          RowOperand<Codec>{static_cast<const S*>(b)}, static_cast<S*>(out), n);
 }
 
 // out[i] = op(a[i], *b)
-template <class Codec, class Op>
-void RowVS(const void* a_row, const void* b_scalar, void* out_row, size_t n) {
+template <class Codec, class Op, bool kStream>
+void RowVS(const void* a, const void* b, void* out, size_t n) {
   using S = typename Codec::Storage;
   const hn::ScalableTag<typename Codec::Compute> d;
-  const size_t lanes = hn::Lanes(d);
-  const S* a = static_cast<const S*>(a_row);
-  S* out = static_cast<S*>(out_row);
-  const auto b = Splat<Codec>(d, static_cast<const S*>(b_scalar));
-  size_t i = 0;
-  for (; i + lanes <= n; i += lanes) {
-    Codec::Store(d, Op::Apply(d, Codec::Load(d, a + i), b), out + i);
-  }
-  if (i == n) return;
-  TailBuffer<Codec> ta, to;
-  ta.Fill(a + i, n - i);
-  Codec::Store(d, Op::Apply(d, Codec::Load(d, ta.lanes), b), to.lanes);
-  to.Drain(out + i, n - i);
+  Row<Codec, Op, kStream>(d, RowOperand<Codec>{static_cast<const S*>(a)},
+                          ScalarOperand<Codec, decltype(d)>(d, static_cast<const S*>(b)),
+                          static_cast<S*>(out), n);
 }
 
 // out[i] = op(*a, b[i]); not the mirror of RowVS, since subtract is not symmetric.
-template <class Codec, class Op>
-void RowSV(const void* a_scalar, const void* b_row, void* out_row, size_t n) {
+template <class Codec, class Op, bool kStream>
+void RowSV(const void* a, const void* b, void* out, size_t n) {
   using S = typename Codec::Storage;
   const hn::ScalableTag<typename Codec::Compute> d;
-  const size_t lanes = hn::Lanes(d);
-  const auto a = Splat<Codec>(d, static_cast<const S*>(a_scalar));
-  const S* b = static_cast<const S*>(b_row);
-  S* out = static_cast<S*>(out_row);
-  size_t i = 0;
-  for (; i + lanes <= n; i += lanes) {
-    Codec::Store(d, Op::Apply(d, a, Codec::Load(d, b + i)), out + i);
-  }
-  if (i == n) return;
-  TailBuffer<Codec> tb, to;
-  tb.Fill(b + i, n - i);
-  Codec::Store(d, Op::Apply(d, a, Codec::Load(d, tb.lanes)), to.lanes);
-  to.Drain(out + i, n - i);
+  Row<Codec, Op, kStream>(d, ScalarOperand<Codec, decltype(d)>(d, static_cast<const S*>(a)),
+                          RowOperand<Codec>{static_cast<const S*>(b)}, static_cast<S*>(out), n);
 }
 
 template <class Codec, class Op>
 constexpr RowKernels MakeRowKernels() {
-  return {&RowVV<Codec, Op>, &RowVS<Codec, Op>, &RowSV<Codec, Op>};
+  return {{&RowVV<Codec, Op, false>, &RowVS<Codec, Op, false>, &RowSV<Codec, Op, false>},
+          {&RowVV<Codec, Op, true>, &RowVS<Codec, Op, true>, &RowSV<Codec, Op, true>}};
 }
 
 // One row of the table: the kernels of `Op` for every dtype, in DType order.

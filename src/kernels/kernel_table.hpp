@@ -19,10 +19,17 @@ inline constexpr int kOpCount = 2;
 // own output is written. Kernels never touch memory past the n-th element.
 using RowKernel = void (*)(const void* a, const void* b, void* out, std::size_t n);
 
-struct RowKernels {
+struct RowKinds {
   RowKernel vv;
   RowKernel vs;
   RowKernel sv;
+};
+
+// `streaming` writes the output with non-temporal stores where it is aligned;
+// the caller must fence (hwy::FlushStream) before another thread reads it.
+struct RowKernels {
+  RowKinds plain;
+  RowKinds streaming;
 };
 
 struct KernelTable {

@@ -1,0 +1,45 @@
+#include "cache_info.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+
+namespace sqdiff::detail {
+namespace {
+
+// /sys/devices/system/cpu/cpu0/cache/indexN/size reads like "32768K".
+std::size_t largest_sysfs_cache() {
+  std::size_t largest = 0;
+  for (int index = 0; index < 8; ++index) {
+    std::ifstream file("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
+    std::size_t value = 0;
+    char unit = 0;
+    if (!(file >> value)) continue;
+    file >> unit;
+    if (unit == 'K') value <<= 10;
+    if (unit == 'M') value <<= 20;
+    largest = std::max(largest, value);
+  }
+  return largest;
+}
+
+}  // namespace
+
+std::size_t last_level_cache_bytes() {
+  static const std::size_t bytes = [] {
+    long reported = 0;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    reported = std::max(reported, sysconf(_SC_LEVEL3_CACHE_SIZE));
+#endif
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    reported = std::max(reported, sysconf(_SC_LEVEL2_CACHE_SIZE));
+#endif
+    std::size_t largest = std::max(static_cast<std::size_t>(reported > 0 ? reported : 0), largest_sysfs_cache());
+    return largest > 0 ? largest : std::size_t{8} << 20;
+  }();
+  return bytes;
+}
+
+}  // namespace sqdiff::detail

@@ -1,0 +1,12 @@
+// Cache sizes of the machine, read once at run time.
+#pragma once
+
+#include <cstddef>
+
+namespace sqdiff::detail {
+
+// Bytes of the largest (last-level) data cache; a conservative default when
+// the system does not say.
+std::size_t last_level_cache_bytes();
+
+}  // namespace sqdiff::detail
