@@ -13,6 +13,8 @@
 
 #include "hwy/highway.h"
 #include "kernels/half_convert-inl.h"
+#include "sqdiff/bfloat16.hpp"
+#include "sqdiff/float16.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace sqdiff::detail::HWY_NAMESPACE {
@@ -26,9 +28,18 @@ template <typename T>
 struct NativeCodec {
   using Storage = T;
   using Compute = T;
+  static HWY_INLINE Compute Widen(Storage value) { return value; }
   template <class D>
   static HWY_INLINE hn::Vec<D> Load(D d, const Storage* p) {
     return hn::LoadU(d, p);
+  }
+  template <class D>
+  static HWY_INLINE hn::Vec<D> LoadFirst(D d, const Storage* p, size_t count) {
+    return hn::MaskedLoad(hn::FirstN(d, count), d, p);
+  }
+  template <class D>
+  static HWY_INLINE void StoreFirst(D d, hn::Vec<D> v, Storage* p, size_t count) {
+    hn::BlendedStore(v, hn::FirstN(d, count), d, p);
   }
   template <class D>
   static HWY_INLINE void Store(D d, hn::Vec<D> v, Storage* p) {
@@ -54,6 +65,22 @@ HWY_INLINE void StreamHalves(DH dh, hn::Vec<DH> v, hn::TFromD<DH>* aligned) {
 struct Float16Codec {
   using Storage = hwy::float16_t;
   using Compute = float;
+  // Bit-identical to WidenF16, NaN quieting included (both follow F16C).
+  static HWY_INLINE Compute Widen(Storage value) {
+    uint16_t bits;
+    std::memcpy(&bits, &value, sizeof(bits));
+    return static_cast<float>(sqdiff::float16::from_bits(bits));
+  }
+  template <class D>
+  static HWY_INLINE hn::Vec<D> LoadFirst(D d, const Storage* p, size_t count) {
+    const hn::Rebind<Storage, D> dh;
+    return WidenF16(d, hn::MaskedLoad(hn::FirstN(dh, count), dh, p));
+  }
+  template <class D>
+  static HWY_INLINE void StoreFirst(D d, hn::Vec<D> v, Storage* p, size_t count) {
+    const hn::Rebind<Storage, D> dh;
+    hn::BlendedStore(NarrowF16(d, v), hn::FirstN(dh, count), dh, p);
+  }
   template <class D>
   static HWY_INLINE hn::Vec<D> Load(D d, const Storage* p) {
     return WidenF16(d, hn::LoadU(hn::Rebind<Storage, D>(), p));
@@ -71,6 +98,21 @@ struct Float16Codec {
 struct BFloat16Codec {
   using Storage = hwy::bfloat16_t;
   using Compute = float;
+  static HWY_INLINE Compute Widen(Storage value) {
+    uint16_t bits;
+    std::memcpy(&bits, &value, sizeof(bits));
+    return static_cast<float>(sqdiff::bfloat16::from_bits(bits));
+  }
+  template <class D>
+  static HWY_INLINE hn::Vec<D> LoadFirst(D d, const Storage* p, size_t count) {
+    const hn::Rebind<Storage, D> dh;
+    return WidenBF16(d, hn::MaskedLoad(hn::FirstN(dh, count), dh, p));
+  }
+  template <class D>
+  static HWY_INLINE void StoreFirst(D d, hn::Vec<D> v, Storage* p, size_t count) {
+    const hn::Rebind<Storage, D> dh;
+    hn::BlendedStore(NarrowBF16(d, v), hn::FirstN(dh, count), dh, p);
+  }
   template <class D>
   static HWY_INLINE hn::Vec<D> Load(D d, const Storage* p) {
     return WidenBF16(d, hn::LoadU(hn::Rebind<Storage, D>(), p));
@@ -124,9 +166,17 @@ struct SquaredDifferenceOp {
 
 // ---- Rows -----------------------------------------------------------------------
 
-// The partial vectors at either end of a row go through small stack buffers,
-// so that they run the same vector code as the body and no access passes the
-// row's ends (masked loads may fault on SSE4/AVX2 in Highway 1.0.3).
+// The partial vectors at either end of a row run the same vector code as the
+// body and never touch memory past the row's ends: masked loads and stores
+// where they cannot fault (AVX-512), small stack buffers elsewhere (masked
+// loads may fault on SSE4/AVX2 in Highway 1.0.3).
+#undef SQDIFF_MASKED_PARTIALS
+#if !HWY_MEM_OPS_MIGHT_FAULT && HWY_TARGET != HWY_SCALAR
+#define SQDIFF_MASKED_PARTIALS 1
+#else
+#define SQDIFF_MASKED_PARTIALS 0
+#endif
+
 template <class Codec>
 struct LaneBuffer {
   using Storage = typename Codec::Storage;
@@ -148,23 +198,22 @@ struct RowOperand {
   }
   template <class D>
   HWY_INLINE hn::Vec<D> LoadPartial(D d, size_t i, size_t count) const {
+#if !SQDIFF_MASKED_PARTIALS
     LaneBuffer<Codec> buffer;
     buffer.Fill(row + i, count);
     return Codec::Load(d, buffer.lanes);
+#else
+    return Codec::LoadFirst(d, row + i, count);  // masked-off lanes cannot fault here
+#endif
   }
 };
 
-// An operand that is one element for the whole row, held widened in a vector
-// exactly as a load would widen it.
+// An operand that is one element for the whole row, widened once.
 template <class Codec, class D>
 struct ScalarOperand {
   hn::Vec<D> value;
 
-  ScalarOperand(D d, const typename Codec::Storage* scalar) {
-    LaneBuffer<Codec> buffer;
-    for (size_t i = 0; i < hn::Lanes(d); ++i) buffer.lanes[i] = *scalar;
-    value = Codec::Load(d, buffer.lanes);
-  }
+  ScalarOperand(D d, const typename Codec::Storage* scalar) : value(hn::Set(d, Codec::Widen(*scalar))) {}
   HWY_INLINE hn::Vec<D> Load(D /*d*/, size_t /*i*/) const { return value; }
   HWY_INLINE hn::Vec<D> LoadPartial(D /*d*/, size_t /*i*/, size_t /*count*/) const { return value; }
 };
@@ -172,9 +221,14 @@ struct ScalarOperand {
 template <class Codec, class Op, class D, class A, class B>
 HWY_INLINE void RowPartial(D d, const A& a, const B& b, typename Codec::Storage* out, size_t i,
                            size_t count) {
-  LaneBuffer<Codec> result;
-  Codec::Store(d, Op::Apply(d, a.LoadPartial(d, i, count), b.LoadPartial(d, i, count)), result.lanes);
-  result.Drain(out + i, count);
+  const auto result = Op::Apply(d, a.LoadPartial(d, i, count), b.LoadPartial(d, i, count));
+#if !SQDIFF_MASKED_PARTIALS
+  LaneBuffer<Codec> buffer;
+  Codec::Store(d, result, buffer.lanes);
+  buffer.Drain(out + i, count);
+#else
+  Codec::StoreFirst(d, result, out + i, count);
+#endif
 }
 
 // Elements before `out` reaches the alignment that streaming stores need, or
