@@ -69,79 +69,122 @@ void run_strided(const Call& call, const std::byte* a, const std::byte* b, std::
     }
     std::byte* target = stride_out == 1 ? block_out_target : block_out.data();
     if (a_is_row && b_is_row) {
-      kernels.vv(block_a_source, block_b_source, target, count);
+      kernels.vv(block_a_source, block_b_source, target, count, {});
     } else if (a_is_row) {
-      kernels.vs(block_a_source, block_b_source, target, count);
+      kernels.vs(block_a_source, block_b_source, target, count, {});
     } else {
-      kernels.sv(block_a_source, block_b_source, target, count);
+      kernels.sv(block_a_source, block_b_source, target, count, {});
     }
     if (stride_out != 1) scatter(block_out.data(), block_out_target, stride_out, count, call.element_size);
   }
 }
 
-// Elements [column, column + count) of the row that starts at a, b, out.
-void run_row_piece(const Call& call, const std::byte* a, const std::byte* b, std::byte* out,
-                   std::size_t column, std::size_t count) {
+// Elements [column, column + count) of `rows` consecutive rows along the
+// plan's second-innermost dim, the first starting at a, b, out.
+void run_rows(const Call& call, const std::byte* a, const std::byte* b, std::byte* out, std::size_t column,
+              std::size_t count, std::size_t rows) {
+  const Plan& plan = *call.plan;
+  const auto inner = static_cast<std::size_t>(plan.rank - 1);
   const std::size_t skip = column * call.element_size;
-  switch (call.plan->row_kind) {
-    case RowKind::vv: call.kernels->vv(a + skip, b + skip, out + skip, count); break;
-    case RowKind::vs: call.kernels->vs(a + skip, b, out + skip, count); break;
-    case RowKind::sv: call.kernels->sv(a, b + skip, out + skip, count); break;
+  RowBatch batch{.rows = rows};
+  if (rows > 1) {
+    batch.a_stride = plan.stride_a[inner - 1];
+    batch.b_stride = plan.stride_b[inner - 1];
+    batch.out_stride = plan.stride_out[inner - 1];
+  }
+  switch (plan.row_kind) {
+    case RowKind::vv: call.kernels->vv(a + skip, b + skip, out + skip, count, batch); break;
+    case RowKind::vs: call.kernels->vs(a + skip, b, out + skip, count, batch); break;
+    case RowKind::sv: call.kernels->sv(a, b + skip, out + skip, count, batch); break;
     case RowKind::strided: {
-      const Plan& plan = *call.plan;
-      const auto inner = static_cast<std::size_t>(plan.rank - 1);
       const auto offset = static_cast<int64_t>(column) * static_cast<int64_t>(call.element_size);
-      run_strided(call, a + offset * plan.stride_a[inner], b + offset * plan.stride_b[inner],
-                  out + offset * plan.stride_out[inner], count);
+      const auto size = static_cast<int64_t>(call.element_size);
+      for (std::size_t r = 0; r < rows; ++r) {
+        const auto row = static_cast<int64_t>(r);
+        run_strided(call, a + offset * plan.stride_a[inner] + row * batch.a_stride * size,
+                    b + offset * plan.stride_b[inner] + row * batch.b_stride * size,
+                    out + offset * plan.stride_out[inner] + row * batch.out_stride * size, count);
+      }
       break;
     }
   }
 }
 
-// Output elements [begin, begin + count) in the plan's order.
-void run_range(const Call& call, std::size_t begin, std::size_t count) {
-  const Plan& plan = *call.plan;
-  const int inner = plan.rank - 1;
-  const auto n = static_cast<std::size_t>(plan.size[static_cast<std::size_t>(inner)]);
-  std::size_t row = begin / n;
-  std::size_t column = begin % n;
-
-  // Odometer over the outer dims, started at `row`.
+// Where the walk over the outer dims stands: an index per dim and the element
+// offset of the current row in each tensor.
+struct Odometer {
   std::array<int64_t, kMaxPlanRank> index{};
-  int64_t offset_a = plan.offset_a;
-  int64_t offset_b = plan.offset_b;
-  int64_t offset_out = plan.offset_out;
-  for (int d = inner - 1; d >= 0; --d) {
-    const auto k = static_cast<std::size_t>(d);
-    const auto size = static_cast<std::size_t>(plan.size[k]);
-    index[k] = static_cast<int64_t>(row % size);
-    row /= size;
-    offset_a += index[k] * plan.stride_a[k];
-    offset_b += index[k] * plan.stride_b[k];
-    offset_out += index[k] * plan.stride_out[k];
+  int64_t a = 0;
+  int64_t b = 0;
+  int64_t out = 0;
+
+  Odometer(const Plan& plan, std::size_t row) : a(plan.offset_a), b(plan.offset_b), out(plan.offset_out) {
+    for (int d = plan.rank - 2; d >= 0; --d) {
+      const auto k = static_cast<std::size_t>(d);
+      const auto size = static_cast<std::size_t>(plan.size[k]);
+      index[k] = static_cast<int64_t>(row % size);
+      row /= size;
+      move(plan, k, index[k]);
+    }
   }
 
+  // Rows left before the second-innermost dim wraps.
+  std::size_t rows_left_in_dim(const Plan& plan) const {
+    if (plan.rank < 2) return 1;
+    const auto k = static_cast<std::size_t>(plan.rank - 2);
+    return static_cast<std::size_t>(plan.size[k] - index[k]);
+  }
+
+  // Forward by `rows` rows, where rows <= rows_left_in_dim().
+  void advance(const Plan& plan, std::size_t rows) {
+    if (plan.rank < 2) return;
+    auto k = static_cast<std::size_t>(plan.rank - 2);
+    index[k] += static_cast<int64_t>(rows);
+    move(plan, k, static_cast<int64_t>(rows));
+    // Carry into the outer dims, innermost first.
+    while (index[k] == plan.size[k]) {
+      index[k] = 0;
+      move(plan, k, -plan.size[k]);
+      if (k == 0) return;  // walked past the last row
+      --k;
+      ++index[k];
+      move(plan, k, 1);
+    }
+  }
+
+ private:
+  void move(const Plan& plan, std::size_t k, int64_t steps) {
+    a += steps * plan.stride_a[k];
+    b += steps * plan.stride_b[k];
+    out += steps * plan.stride_out[k];
+  }
+};
+
+// Output elements [begin, begin + count) in the plan's order: a partial first
+// row, batches of whole rows, a partial last row.
+void run_range(const Call& call, std::size_t begin, std::size_t count) {
+  const Plan& plan = *call.plan;
+  const auto n = static_cast<std::size_t>(plan.size[static_cast<std::size_t>(plan.rank - 1)]);
+  std::size_t column = begin % n;
+  Odometer position(plan, begin / n);
   const auto element_size = static_cast<int64_t>(call.element_size);
   while (count > 0) {
-    const std::size_t piece = std::min(count, n - column);
-    run_row_piece(call, call.a + offset_a * element_size, call.b + offset_b * element_size,
-                  call.out + offset_out * element_size, column, piece);
-    count -= piece;
-    column = 0;
-    if (count == 0) break;
-    for (int d = inner - 1; d >= 0; --d) {
-      const auto k = static_cast<std::size_t>(d);
-      if (++index[k] < plan.size[k]) {
-        offset_a += plan.stride_a[k];
-        offset_b += plan.stride_b[k];
-        offset_out += plan.stride_out[k];
-        break;
-      }
-      index[k] = 0;
-      offset_a -= plan.stride_a[k] * (plan.size[k] - 1);
-      offset_b -= plan.stride_b[k] * (plan.size[k] - 1);
-      offset_out -= plan.stride_out[k] * (plan.size[k] - 1);
+    const std::byte* a = call.a + position.a * element_size;
+    const std::byte* b = call.b + position.b * element_size;
+    std::byte* out = call.out + position.out * element_size;
+    if (column != 0 || count < n) {
+      const std::size_t piece = std::min(count, n - column);
+      run_rows(call, a, b, out, column, piece, 1);
+      count -= piece;
+      if (column + piece < n) break;  // the range ended inside this row
+      column = 0;
+      position.advance(plan, 1);
+      continue;
     }
+    const std::size_t rows = std::min(count / n, position.rows_left_in_dim(plan));
+    run_rows(call, a, b, out, 0, n, rows);
+    count -= rows * n;
+    position.advance(plan, rows);
   }
 }
 

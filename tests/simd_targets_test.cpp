@@ -299,7 +299,7 @@ std::string run_kernel_case(std::mt19937_64& rng, const sqdiff::detail::RowKinds
     return d.str();
   };
   if (fn == nullptr) return "null kernel: " + describe();
-  fn(a.data(), b.data(), out.data(), n);
+  fn(a.data(), b.data(), out.data(), n, {});
   hwy::FlushStream();  // the streaming kernels leave the fence to their caller
   for (std::size_t i = 0; i < n; ++i) {
     const uint64_t got = out.get(i);

@@ -269,31 +269,44 @@ HWY_INLINE void Row(D d, const A& a, const B& b, typename Codec::Storage* out, s
   if (i < n) RowPartial<Codec, Op>(d, a, b, out, i, n - i);
 }
 
+template <class Codec>
+HWY_INLINE const typename Codec::Storage* RowStart(const void* base, int64_t stride, size_t r) {
+  return static_cast<const typename Codec::Storage*>(base) + static_cast<int64_t>(r) * stride;
+}
+
 template <class Codec, class Op, bool kStream>
-void RowVV(const void* a, const void* b, void* out, size_t n) {
+void RowVV(const void* a, const void* b, void* out, size_t n, const RowBatch& batch) {
   using S = typename Codec::Storage;
   const hn::ScalableTag<typename Codec::Compute> d;
-  Row<Codec, Op, kStream>(d, RowOperand<Codec>{static_cast<const S*>(a)},
-                          RowOperand<Codec>{static_cast<const S*>(b)}, static_cast<S*>(out), n);
+  for (size_t r = 0; r < batch.rows; ++r) {
+    Row<Codec, Op, kStream>(d, RowOperand<Codec>{RowStart<Codec>(a, batch.a_stride, r)},
+                            RowOperand<Codec>{RowStart<Codec>(b, batch.b_stride, r)},
+                            static_cast<S*>(out) + static_cast<int64_t>(r) * batch.out_stride, n);
+  }
 }
 
 // out[i] = op(a[i], *b)
 template <class Codec, class Op, bool kStream>
-void RowVS(const void* a, const void* b, void* out, size_t n) {
+void RowVS(const void* a, const void* b, void* out, size_t n, const RowBatch& batch) {
   using S = typename Codec::Storage;
   const hn::ScalableTag<typename Codec::Compute> d;
-  Row<Codec, Op, kStream>(d, RowOperand<Codec>{static_cast<const S*>(a)},
-                          ScalarOperand<Codec, decltype(d)>(d, static_cast<const S*>(b)),
-                          static_cast<S*>(out), n);
+  for (size_t r = 0; r < batch.rows; ++r) {
+    Row<Codec, Op, kStream>(d, RowOperand<Codec>{RowStart<Codec>(a, batch.a_stride, r)},
+                            ScalarOperand<Codec, decltype(d)>(d, RowStart<Codec>(b, batch.b_stride, r)),
+                            static_cast<S*>(out) + static_cast<int64_t>(r) * batch.out_stride, n);
+  }
 }
 
 // out[i] = op(*a, b[i]); not the mirror of RowVS, since subtract is not symmetric.
 template <class Codec, class Op, bool kStream>
-void RowSV(const void* a, const void* b, void* out, size_t n) {
+void RowSV(const void* a, const void* b, void* out, size_t n, const RowBatch& batch) {
   using S = typename Codec::Storage;
   const hn::ScalableTag<typename Codec::Compute> d;
-  Row<Codec, Op, kStream>(d, ScalarOperand<Codec, decltype(d)>(d, static_cast<const S*>(a)),
-                          RowOperand<Codec>{static_cast<const S*>(b)}, static_cast<S*>(out), n);
+  for (size_t r = 0; r < batch.rows; ++r) {
+    Row<Codec, Op, kStream>(d, ScalarOperand<Codec, decltype(d)>(d, RowStart<Codec>(a, batch.a_stride, r)),
+                            RowOperand<Codec>{RowStart<Codec>(b, batch.b_stride, r)},
+                            static_cast<S*>(out) + static_cast<int64_t>(r) * batch.out_stride, n);
+  }
 }
 
 template <class Codec, class Op>

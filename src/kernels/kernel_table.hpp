@@ -14,10 +14,22 @@ enum class Op : uint8_t { subtract, squared_difference };
 inline constexpr int kOpCount = 2;
 
 // vv: out[i] = f(a[i], b[i])   vs: out[i] = f(a[i], *b)   sv: out[i] = f(*a, b[i])
-// All pointers address contiguous elements; the scalar operand is one element.
-// `out` may equal `a` (vv, vs) or `b` (vv, sv): each element is read before its
-// own output is written. Kernels never touch memory past the n-th element.
-using RowKernel = void (*)(const void* a, const void* b, void* out, std::size_t n);
+// Within a row all pointers address contiguous elements; the scalar operand is
+// one element. `out` may equal `a` (vv, vs) or `b` (vv, sv): each element is
+// read before its own output is written. Kernels never touch memory outside
+// the rows.
+
+// A kernel call covers `rows` rows of n elements: row r of each operand starts
+// r * stride elements after its row 0 (so one call can cover a 2-D block and
+// short rows do not cost one call each).
+struct RowBatch {
+  std::size_t rows = 1;
+  int64_t a_stride = 0;
+  int64_t b_stride = 0;
+  int64_t out_stride = 0;
+};
+
+using RowKernel = void (*)(const void* a, const void* b, void* out, std::size_t n, const RowBatch& batch);
 
 struct RowKinds {
   RowKernel vv;
