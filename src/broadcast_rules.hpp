@@ -1,17 +1,21 @@
 // The broadcast rule of SPEC section 3, with errors that name the operation.
 #pragma once
 
+#include <span>
 #include <string_view>
+
+#include "dim_vector.hpp"
 
 #include "sqdiff/broadcast.hpp"
 
 namespace sqdiff::detail {
 
-// Like sqdiff::broadcast_shape, but error messages start with `who` ("subtract",
-// "squared_difference" or "broadcast_shape").
-Shape broadcast_shape_for(std::string_view who, const Shape& a, const Shape& b, Broadcast mode);
+// sqdiff::broadcast_shape into `out`, without heap use up to rank 8; error
+// messages start with `who` ("subtract", "squared_difference" or "broadcast_shape").
+void broadcast_dims(std::string_view who, std::span<const int64_t> a, std::span<const int64_t> b,
+                    Broadcast mode, DimVector& out);
 
 // Product of the (non-negative) dims, or -1 if it overflows int64.
-int64_t element_count(const Shape& shape);
+int64_t element_count(std::span<const int64_t> shape);
 
 }  // namespace sqdiff::detail

@@ -8,7 +8,7 @@ namespace sqdiff {
 namespace detail {
 namespace {
 
-[[noreturn]] void fail(std::string_view who, const Shape& a, const Shape& b, const Broadcast& mode,
+[[noreturn]] void fail(std::string_view who, std::span<const int64_t> a, std::span<const int64_t> b, const Broadcast& mode,
                        const std::string& reason) {
   throw Error(std::string(who) + ": cannot broadcast " + format_shape(a) + " with " +
               format_shape(b) + " " + format_mode(mode) + ": " + reason);
@@ -16,8 +16,8 @@ namespace {
 
 // Negative dims and element counts beyond int64 are errors of the pair, so
 // they are reported like any other broadcast failure: both shapes and the mode.
-void check_input(std::string_view who, const Shape& a, const Shape& b, const Broadcast& mode,
-                 const Shape& input, std::string_view name) {
+void check_input(std::string_view who, std::span<const int64_t> a, std::span<const int64_t> b, const Broadcast& mode,
+                 std::span<const int64_t> input, std::string_view name) {
   for (std::size_t i = 0; i < input.size(); ++i) {
     if (input[i] < 0) {
       fail(who, a, b, mode,
@@ -33,7 +33,8 @@ std::string dimension_mismatch(std::size_t dim, int64_t x, int64_t y) {
   return "dimension " + std::to_string(dim) + " is " + std::to_string(x) + " vs " + std::to_string(y);
 }
 
-Shape broadcast_none(std::string_view who, const Shape& a, const Shape& b, const Broadcast& mode) {
+void broadcast_none(std::string_view who, std::span<const int64_t> a, std::span<const int64_t> b, const Broadcast& mode,
+                    DimVector& out) {
   if (a.size() != b.size()) {
     fail(who, a, b, mode,
          "ranks differ, " + std::to_string(a.size()) + " vs " + std::to_string(b.size()));
@@ -41,12 +42,13 @@ Shape broadcast_none(std::string_view who, const Shape& a, const Shape& b, const
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (a[i] != b[i]) fail(who, a, b, mode, dimension_mismatch(i, a[i], b[i]));
   }
-  return a;
+  out = DimVector(a);
 }
 
-Shape broadcast_numpy(std::string_view who, const Shape& a, const Shape& b, const Broadcast& mode) {
+void broadcast_numpy(std::string_view who, std::span<const int64_t> a, std::span<const int64_t> b, const Broadcast& mode,
+                     DimVector& out) {
   const std::size_t rank = std::max(a.size(), b.size());
-  Shape out(rank);
+  out.resize(rank);
   for (std::size_t i = 0; i < rank; ++i) {
     // Right-align: dims missing on the left count as 1.
     const std::size_t pad_a = rank - a.size();
@@ -61,10 +63,10 @@ Shape broadcast_numpy(std::string_view who, const Shape& a, const Shape& b, cons
       fail(who, a, b, mode, dimension_mismatch(i, x, y));
     }
   }
-  return out;
 }
 
-Shape broadcast_pdpd(std::string_view who, const Shape& a, const Shape& b, const Broadcast& mode) {
+void broadcast_pdpd(std::string_view who, std::span<const int64_t> a, std::span<const int64_t> b, const Broadcast& mode,
+                    DimVector& out) {
   const auto rank_a = static_cast<int64_t>(a.size());
   const auto rank_b = static_cast<int64_t>(b.size());
   if (rank_b > rank_a) {
@@ -89,12 +91,12 @@ Shape broadcast_pdpd(std::string_view who, const Shape& a, const Shape& b, const
                std::to_string(y) + " (dimension " + std::to_string(i) + " of b)");
     }
   }
-  return a;
+  out = DimVector(a);
 }
 
 }  // namespace
 
-int64_t element_count(const Shape& shape) {
+int64_t element_count(std::span<const int64_t> shape) {
   int64_t count = 1;
   bool overflow = false;
   for (const int64_t dim : shape) {
@@ -104,19 +106,19 @@ int64_t element_count(const Shape& shape) {
   return overflow ? -1 : count;
 }
 
-Shape broadcast_shape_for(std::string_view who, const Shape& a, const Shape& b, Broadcast mode) {
+void broadcast_dims(std::string_view who, std::span<const int64_t> a, std::span<const int64_t> b,
+                    Broadcast mode, DimVector& out) {
   check_input(who, a, b, mode, a, "a");
   check_input(who, a, b, mode, b, "b");
-  Shape out;
   switch (mode.kind) {
     case BroadcastKind::none:
-      out = broadcast_none(who, a, b, mode);
+      broadcast_none(who, a, b, mode, out);
       break;
     case BroadcastKind::numpy:
-      out = broadcast_numpy(who, a, b, mode);
+      broadcast_numpy(who, a, b, mode, out);
       break;
     case BroadcastKind::pdpd:
-      out = broadcast_pdpd(who, a, b, mode);
+      broadcast_pdpd(who, a, b, mode, out);
       break;
     default:
       fail(who, a, b, mode, "unknown broadcast mode");
@@ -124,13 +126,14 @@ Shape broadcast_shape_for(std::string_view who, const Shape& a, const Shape& b, 
   if (element_count(out) < 0) {
     fail(who, a, b, mode, "the element count of the output " + format_shape(out) + " overflows int64");
   }
-  return out;
 }
 
 }  // namespace detail
 
 Shape broadcast_shape(const Shape& a, const Shape& b, Broadcast mode) {
-  return detail::broadcast_shape_for("broadcast_shape", a, b, mode);
+  detail::DimVector out;
+  detail::broadcast_dims("broadcast_shape", a, b, mode, out);
+  return out.to_vector();
 }
 
 }  // namespace sqdiff

@@ -1,12 +1,14 @@
 // Row-major strides, in elements, of a dense tensor.
 #pragma once
 
-#include "sqdiff/broadcast.hpp"
+#include <span>
+
+#include "dim_vector.hpp"
 
 namespace sqdiff::detail {
 
-inline Shape dense_strides(const Shape& shape) {
-  Shape strides(shape.size());
+inline DimVector dense_strides(std::span<const int64_t> shape) {
+  DimVector strides(shape.size());
   int64_t stride = 1;
   for (std::size_t i = shape.size(); i-- > 0;) {
     strides[i] = stride;

@@ -1,6 +1,7 @@
 #include "memory_extent.hpp"
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,7 +11,8 @@
 namespace sqdiff::detail {
 
 ByteRange byte_range(std::string_view who, std::string_view name, const void* data,
-                     const Shape& shape, const Shape& strides, std::size_t element_size) {
+                     std::span<const int64_t> shape, std::span<const int64_t> strides,
+                     std::size_t element_size) {
   // Lowest and highest element offsets reachable, relative to `data`.
   int64_t low = 0;
   int64_t high = 0;
@@ -40,18 +42,20 @@ ByteRange byte_range(std::string_view who, std::string_view name, const void* da
   return {begin, end};
 }
 
-bool may_overlap_itself(const Shape& shape, const Shape& strides) {
-  std::vector<std::pair<uint64_t, int64_t>> dims;  // (|stride|, size) of dims of size > 1
+bool may_overlap_itself(std::span<const int64_t> shape, std::span<const int64_t> strides) {
+  // (|stride|, size) of the dims of size > 1: at most 62 of them fit in int64.
+  std::array<std::pair<uint64_t, int64_t>, 64> dims;
+  std::size_t count = 0;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] > 1) {
       const int64_t stride = strides[i];
-      dims.emplace_back(stride < 0 ? 0 - static_cast<uint64_t>(stride) : static_cast<uint64_t>(stride),
-                        shape[i]);
+      dims[count++] = {stride < 0 ? 0 - static_cast<uint64_t>(stride) : static_cast<uint64_t>(stride), shape[i]};
     }
   }
-  std::sort(dims.begin(), dims.end());
+  std::sort(dims.begin(), dims.begin() + static_cast<std::ptrdiff_t>(count));
   uint64_t reach = 0;  // furthest element offset the smaller-stride dims reach
-  for (const auto& [stride, size] : dims) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto& [stride, size] = dims[i];
     if (stride <= reach) return true;
     // No overflow: byte_range has already bounded stride * (size - 1) sums.
     reach += stride * static_cast<uint64_t>(size - 1);

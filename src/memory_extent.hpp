@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "sqdiff/broadcast.hpp"
@@ -21,11 +22,12 @@ struct ByteRange {
 // Throws Error naming `who` and `name` if the view's extent does not fit in
 // int64 bytes or wraps around the address space.
 ByteRange byte_range(std::string_view who, std::string_view name, const void* data,
-                     const Shape& shape, const Shape& strides, std::size_t element_size);
+                     std::span<const int64_t> shape, std::span<const int64_t> strides,
+                     std::size_t element_size);
 
 // Conservative: true unless the dims of size > 1, ordered by |stride|, nest
 // (each stride exceeds the reach of all smaller ones). A view that fails this
 // may still be collision-free (shape [3,3], strides [2,3]); SPEC allows that.
-bool may_overlap_itself(const Shape& shape, const Shape& strides);
+bool may_overlap_itself(std::span<const int64_t> shape, std::span<const int64_t> strides);
 
 }  // namespace sqdiff::detail

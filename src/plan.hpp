@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 
+#include "dim_vector.hpp"
 #include "sqdiff/broadcast.hpp"
 
 namespace sqdiff::detail {
@@ -23,10 +24,10 @@ enum class RowKind : uint8_t {
 // The operands after broadcasting, all of the output's rank. Strides are in
 // elements; an input's stride is 0 along every dim it is broadcast on.
 struct BroadcastOperands {
-  Shape shape;
-  Shape out_strides;
-  Shape a_strides;
-  Shape b_strides;
+  DimVector shape;
+  DimVector out_strides;
+  DimVector a_strides;
+  DimVector b_strides;
 };
 
 struct Plan {

@@ -2,7 +2,7 @@
 
 namespace sqdiff::detail {
 
-std::string format_shape(const Shape& shape) {
+std::string format_shape(std::span<const int64_t> shape) {
   std::string text = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (i != 0) text += ',';

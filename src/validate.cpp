@@ -34,15 +34,15 @@ void check_dtypes(std::string_view op, DType a, DType b, DType out) {
 
 // The strides made explicit. A size-1 dim never moves, so its stride is set to
 // 0: whatever the caller passed there (any int64 is legal) is never multiplied.
-Shape explicit_strides(std::string_view op, std::string_view name, const Shape& shape,
-                       const Shape& strides) {
+DimVector explicit_strides(std::string_view op, std::string_view name, std::span<const int64_t> shape,
+                           std::span<const int64_t> strides) {
   if (strides.empty() && !shape.empty()) return dense_strides(shape);
   if (strides.size() != shape.size()) {
     fail(op, "the strides of " + std::string(name) + " have " + std::to_string(strides.size()) +
                  " entries for shape " + format_shape(shape) + " of rank " +
                  std::to_string(shape.size()));
   }
-  Shape checked = strides;
+  DimVector checked(strides);
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == 1) checked[i] = 0;
   }
@@ -51,8 +51,8 @@ Shape explicit_strides(std::string_view op, std::string_view name, const Shape& 
 
 // True when `input` addresses exactly the output's elements in the output's
 // order: the in-place case, which needs no copy.
-bool is_same_view(const std::byte* input, const Shape& aligned_strides, const std::byte* out,
-                  const Shape& out_shape, const Shape& out_strides) {
+bool is_same_view(const std::byte* input, std::span<const int64_t> aligned_strides, const std::byte* out,
+                  std::span<const int64_t> out_shape, std::span<const int64_t> out_strides) {
   if (input != out) return false;
   for (std::size_t i = 0; i < out_shape.size(); ++i) {
     if (out_shape[i] > 1 && aligned_strides[i] != out_strides[i]) return false;
@@ -62,16 +62,17 @@ bool is_same_view(const std::byte* input, const Shape& aligned_strides, const st
 
 // Inputs strides over the output's dims for one input (numpy and none align
 // right; pdpd aligns b at `axis`).
-Shape align_input(const Shape& out_shape, const Shape& shape, const Shape& strides,
+DimVector align_input(std::span<const int64_t> out_shape, std::span<const int64_t> shape,
+                      std::span<const int64_t> strides,
                   std::size_t first_dim) {
-  Shape aligned(out_shape.size(), 0);
+  DimVector aligned(out_shape.size(), 0);
   for (std::size_t j = 0; j < shape.size(); ++j) {
     if (shape[j] != 1) aligned[first_dim + j] = strides[j];
   }
   return aligned;
 }
 
-std::size_t alignment_offset(const Shape& out_shape, const Shape& input_shape,
+std::size_t alignment_offset(std::span<const int64_t> out_shape, std::span<const int64_t> input_shape,
                              const Broadcast& mode, bool is_b) {
   const std::size_t rank = out_shape.size();
   if (is_b && mode.kind == BroadcastKind::pdpd && mode.axis != -1) {
@@ -89,8 +90,9 @@ CheckedCall validate_call(std::string_view op, const ConstTensorView& a, const C
     fail(op, "threads is " + std::to_string(options.threads) +
                  "; use 0 for the library default or a positive count");
   }
-  const Shape expected = broadcast_shape_for(op, a.shape, b.shape, options.broadcast);
-  if (out.shape != expected) {
+  DimVector expected;
+  broadcast_dims(op, a.shape, b.shape, options.broadcast, expected);
+  if (!(expected == std::span<const int64_t>(out.shape))) {
     fail(op, "output shape " + format_shape(out.shape) + " differs from the broadcast shape " +
                  format_shape(expected) + " of " + format_shape(a.shape) + " and " +
                  format_shape(b.shape) + " " + format_mode(options.broadcast));

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string_view>
 
+#include "dim_vector.hpp"
 #include "plan.hpp"
 #include "sqdiff/ops.hpp"
 #include "sqdiff/tensor_view.hpp"
@@ -14,8 +15,8 @@ namespace sqdiff::detail {
 // A view with its strides made explicit (dense row-major filled in).
 struct CheckedInput {
   const std::byte* data;
-  Shape shape;
-  Shape strides;
+  DimVector shape;
+  DimVector strides;
 };
 
 struct CheckedCall {
@@ -24,8 +25,8 @@ struct CheckedCall {
   CheckedInput a;
   CheckedInput b;
   std::byte* out;
-  Shape out_shape;
-  Shape out_strides;
+  DimVector out_shape;
+  DimVector out_strides;
   int64_t element_count;  // of the output; 0 means there is nothing to do
   // An input that overlaps the output other than as exactly the same view must
   // be copied before anything is written (SPEC section 4).
