@@ -96,6 +96,18 @@ void run_rows(const Call& call, const std::byte* a, const std::byte* b, std::byt
     case RowKind::vv: call.kernels->vv(a + skip, b + skip, out + skip, count, batch); break;
     case RowKind::vs: call.kernels->vs(a + skip, b, out + skip, count, batch); break;
     case RowKind::sv: call.kernels->sv(a, b + skip, out + skip, count, batch); break;
+    case RowKind::vp:
+    case RowKind::pv: {
+      // The repeating input stays at its pattern's start; the phase says where.
+      batch.period = static_cast<std::size_t>(plan.period);
+      batch.phase = column % batch.period;
+      if (plan.row_kind == RowKind::vp) {
+        call.kernels->vp(a + skip, b, out + skip, count, batch);
+      } else {
+        call.kernels->pv(a, b + skip, out + skip, count, batch);
+      }
+      break;
+    }
     case RowKind::strided: {
       const auto offset = static_cast<int64_t>(column) * static_cast<int64_t>(call.element_size);
       const auto size = static_cast<int64_t>(call.element_size);

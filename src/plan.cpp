@@ -19,6 +19,24 @@ bool contiguous(const Dim& outer, const Dim& inner) {
          outer.out == inner.out * inner.size;
 }
 
+// Rows of 2, 4, 8 or 16 elements fold into a periodic row when one input
+// repeats: such a period divides the vector length (f32 on AVX2 and up), so
+// the repeating input becomes one constant vector. Other short rows gain
+// nothing from folding and stay 2-D.
+constexpr int64_t kMaxPeriod = 16;
+
+// [outer, row] with a row of both inputs contiguous, where one input repeats
+// the same row for every outer index while the other input and the output run
+// on contiguously: one row of outer.size * row.size with a periodic operand.
+RowKind periodic_kind(const Dim& outer, const Dim& row) {
+  const bool power_of_two = (row.size & (row.size - 1)) == 0;
+  if (row.size > kMaxPeriod || !power_of_two || row.a != 1 || row.b != 1 || row.out != 1) return RowKind::strided;
+  if (outer.out != row.size) return RowKind::strided;
+  if (outer.a == row.size && outer.b == 0) return RowKind::vp;
+  if (outer.b == row.size && outer.a == 0) return RowKind::pv;
+  return RowKind::strided;  // not periodic
+}
+
 RowKind row_kind(const Dim& row) {
   if (row.out != 1) return RowKind::strided;
   if (row.a == 1 && row.b == 1) return RowKind::vv;
@@ -74,6 +92,19 @@ Plan make_plan(const BroadcastOperands& operands) {
     }
   }
 
+  if (merged >= 2) {
+    const Dim& outer = dims[static_cast<std::size_t>(merged - 2)];
+    const Dim& row = dims[static_cast<std::size_t>(merged - 1)];
+    const RowKind kind = periodic_kind(outer, row);
+    if (kind != RowKind::strided) {
+      plan.period = row.size;
+      // The repeating input stays on its row (stride 0); the others walk on.
+      dims[static_cast<std::size_t>(merged - 2)] =
+          Dim{outer.size * row.size, kind == RowKind::vp ? 1 : 0, kind == RowKind::pv ? 1 : 0, 1};
+      --merged;
+    }
+  }
+
   plan.rank = merged;
   for (int i = 0; i < merged; ++i) {
     const auto& dim = dims[static_cast<std::size_t>(i)];
@@ -83,7 +114,8 @@ Plan make_plan(const BroadcastOperands& operands) {
     plan.stride_b[k] = dim.b;
     plan.stride_out[k] = dim.out;
   }
-  plan.row_kind = row_kind(dims[static_cast<std::size_t>(merged - 1)]);
+  plan.row_kind = plan.period != 0 ? (dims[static_cast<std::size_t>(merged - 1)].a == 1 ? RowKind::vp : RowKind::pv)
+                                   : row_kind(dims[static_cast<std::size_t>(merged - 1)]);
   return plan;
 }
 

@@ -19,6 +19,9 @@ enum class RowKind : uint8_t {
   vs,       // a contiguous, b one scalar per row, out contiguous
   sv,       // a one scalar per row, b contiguous, out contiguous
   strided,  // anything else: operands are packed a block at a time
+  vp,       // a contiguous, b repeats its first `period` elements (a short row of b
+            // broadcast over the dim above, folded into one long row), out contiguous
+  pv,       // the mirror: a repeats, b contiguous
 };
 
 // The operands after broadcasting, all of the output's rank. Strides are in
@@ -44,6 +47,7 @@ struct Plan {
   int64_t offset_b = 0;
   int64_t offset_out = 0;
   RowKind row_kind = RowKind::vv;
+  int64_t period = 0;  // vp / pv only: length of the repeating operand's pattern
 
   int64_t row_length() const { return rank == 0 ? 0 : size[rank - 1]; }
 };

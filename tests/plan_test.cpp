@@ -39,6 +39,8 @@ const char* kind_name(RowKind k) {
     case RowKind::vs: return "vs";
     case RowKind::sv: return "sv";
     case RowKind::strided: return "strided";
+    case RowKind::vp: return "vp";
+    case RowKind::pv: return "pv";
   }
   return "?";
 }
@@ -209,9 +211,10 @@ TEST(Plan, Rank20MostlyOnes) {
   }
   {
     Shape b(20, 0);
-    b[17] = 1;  // b broadcast along dim 5: a row [4] reused 3 times
+    b[17] = 1;  // b broadcast along dim 5: a row [4] reused 3 times, folded (period 4)
     const Plan p = make_plan({s, dense(s), dense(s), b});
-    expect_plan(p, {{3, 4}, {4, 1}, {4, 1}, {0, 1}, RowKind::vv}, 12);
+    expect_plan(p, {{12}, {1}, {1}, {0}, RowKind::vp}, 12);
+    EXPECT_EQ(p.period, 4);
   }
   {
     Shape all_ones(20, 1);
@@ -219,6 +222,32 @@ TEST(Plan, Rank20MostlyOnes) {
     EXPECT_EQ(p.element_count, 1);
     EXPECT_EQ(p.row_length(), 1);
   }
+}
+
+// [1,32,32,2] - [1024,1,1,2]: rows of 2 where b repeats its row over the 1024
+// positions of a: folded into rows of 2048 with b periodic (period 2).
+TEST(Plan, TinyInnerDimFoldsIntoPeriodicRow) {
+  const Plan p = make_plan({{1024, 1024, 2}, {2048, 2, 1}, {0, 2, 1}, {2, 0, 1}});
+  expect_plan(p, {{1024, 2048}, {2048, 1}, {0, 1}, {2, 0}, RowKind::vp}, 1024 * 2048);
+  EXPECT_EQ(p.period, 2);
+}
+
+TEST(Plan, TinyInnerDimWithRepeatingAFoldsIntoPv) {
+  const Plan p = make_plan({{64, 4}, {4, 1}, {0, 1}, {4, 1}});
+  expect_plan(p, {{256}, {1}, {0}, {1}, RowKind::pv}, 256);
+  EXPECT_EQ(p.period, 4);
+}
+
+TEST(Plan, PeriodsThatAreNotPowersOfTwoDoNotFold) {
+  const Plan p = make_plan({{64, 3}, {3, 1}, {0, 1}, {3, 1}});
+  expect_plan(p, {{64, 3}, {3, 1}, {0, 1}, {3, 1}, RowKind::vv}, 192);
+  EXPECT_EQ(p.period, 0);
+}
+
+TEST(Plan, LongRowsDoNotFold) {
+  const Plan p = make_plan({{64, 17}, {17, 1}, {17, 1}, {0, 1}});
+  expect_plan(p, {{64, 17}, {17, 1}, {17, 1}, {0, 1}, RowKind::vv}, 64 * 17);
+  EXPECT_EQ(p.period, 0);
 }
 
 TEST(Plan, NonUnitInnerStrideIsStrided) {
@@ -290,6 +319,10 @@ std::vector<Triple> visit_plan(const Plan& p) {
       pa += idx[d] * p.stride_a[d];
       pb += idx[d] * p.stride_b[d];
     }
+    // A periodic row: the repeating input walks its pattern, not a stride.
+    const int64_t in_pattern = p.period != 0 ? idx.back() % p.period : 0;
+    if (p.row_kind == RowKind::vp) pb += in_pattern;
+    if (p.row_kind == RowKind::pv) pa += in_pattern;
     r.emplace_back(po, pa, pb);
     for (std::size_t d = idx.size(); d-- > 0;) {
       if (++idx[d] < p.size[d]) break;
@@ -374,8 +407,8 @@ TEST(Plan, RandomOperandsVisitTheSameElements) {
     const Triple inner{p.stride_out[in], p.stride_a[in], p.stride_b[in]};
     RowKind want = RowKind::strided;
     if (inner == Triple{1, 1, 1}) want = RowKind::vv;
-    else if (inner == Triple{1, 1, 0}) want = RowKind::vs;
-    else if (inner == Triple{1, 0, 1}) want = RowKind::sv;
+    else if (inner == Triple{1, 1, 0}) want = p.period != 0 ? RowKind::vp : RowKind::vs;
+    else if (inner == Triple{1, 0, 1}) want = p.period != 0 ? RowKind::pv : RowKind::sv;
     if (n > 1) {
       EXPECT_EQ(kind_name(p.row_kind), std::string(kind_name(want)));
     }

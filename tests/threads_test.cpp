@@ -92,6 +92,7 @@ const Case kCases[] = {
     {"f64 per-channel", DType::f64, {3, 17, 97, 101}, {1, 17, 1, 1}},
     {"bf16 both-sided", DType::bf16, {61, 1, 67, 1}, {59, 1, 71}},
     {"i32 strided input", DType::i32, {1'500, 701}, {701}, {1'405, 2}},
+    {"f32 tiny inner dims (periodic rows)", DType::f32, {1, 32, 32, 2}, {1'024, 1, 1, 2}},
 };
 
 TEST(Threads, BitIdenticalForEveryThreadCount) {

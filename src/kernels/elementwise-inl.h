@@ -309,10 +309,71 @@ void RowSV(const void* a, const void* b, void* out, size_t n, const RowBatch& ba
   }
 }
 
+// A short pattern repeated along the row, when its period divides the lane
+// count: every vector of the row then holds the same lanes.
+template <class Codec, class D>
+struct PatternOperand {
+  hn::Vec<D> value;
+
+  PatternOperand(D d, const typename Codec::Storage* pattern, size_t period, size_t phase) {
+    LaneBuffer<Codec> buffer;
+    for (size_t i = 0; i < hn::Lanes(d); ++i) buffer.lanes[i] = pattern[(phase + i) % period];
+    value = Codec::Load(d, buffer.lanes);
+  }
+  HWY_INLINE hn::Vec<D> Load(D /*d*/, size_t /*i*/) const { return value; }
+  HWY_INLINE hn::Vec<D> LoadPartial(D /*d*/, size_t /*i*/, size_t /*count*/) const { return value; }
+};
+
+// One row where the operand `kRepeating` (0 = a, 1 = b) repeats its first
+// `period` elements, starting at `phase`, and the other runs contiguously.
+template <class Codec, class Op, int kRepeating, class D>
+HWY_INLINE void PeriodicRow(D d, const typename Codec::Storage* contiguous, const typename Codec::Storage* pattern,
+                            typename Codec::Storage* out, size_t n, size_t period, size_t phase) {
+  const auto call = [&](const auto& repeating, const auto& running, typename Codec::Storage* to, size_t count) {
+    if constexpr (kRepeating == 0) {
+      Row<Codec, Op, false>(d, repeating, running, to, count);
+    } else {
+      Row<Codec, Op, false>(d, running, repeating, to, count);
+    }
+  };
+  if (hn::Lanes(d) % period == 0) {
+    call(PatternOperand<Codec, D>(d, pattern, period, phase), RowOperand<Codec>{contiguous}, out, n);
+    return;
+  }
+  // Otherwise one period at a time (the first piece up to the period's end).
+  for (size_t i = 0; i < n;) {
+    const size_t offset = (phase + i) % period;
+    const size_t count = period - offset < n - i ? period - offset : n - i;
+    call(RowOperand<Codec>{pattern + offset}, RowOperand<Codec>{contiguous + i}, out + i, count);
+    i += count;
+  }
+}
+
+template <class Codec, class Op, int kRepeating>
+void RowPeriodic(const void* a, const void* b, void* out, size_t n, const RowBatch& batch) {
+  using S = typename Codec::Storage;
+  const hn::ScalableTag<typename Codec::Compute> d;
+  for (size_t r = 0; r < batch.rows; ++r) {
+    const S* row_a = RowStart<Codec>(a, batch.a_stride, r);
+    const S* row_b = RowStart<Codec>(b, batch.b_stride, r);
+    S* row_out = static_cast<S*>(out) + static_cast<int64_t>(r) * batch.out_stride;
+    // Only a first row can start inside a period; whole rows start at 0.
+    const size_t phase = r == 0 ? batch.phase : 0;
+    if constexpr (kRepeating == 0) {
+      PeriodicRow<Codec, Op, 0>(d, row_b, row_a, row_out, n, batch.period, phase);
+    } else {
+      PeriodicRow<Codec, Op, 1>(d, row_a, row_b, row_out, n, batch.period, phase);
+    }
+  }
+}
+
 template <class Codec, class Op>
 constexpr RowKernels MakeRowKernels() {
-  return {{&RowVV<Codec, Op, false>, &RowVS<Codec, Op, false>, &RowSV<Codec, Op, false>},
-          {&RowVV<Codec, Op, true>, &RowVS<Codec, Op, true>, &RowSV<Codec, Op, true>}};
+  // Periodic rows come from short inner dims: plain stores only.
+  return {{&RowVV<Codec, Op, false>, &RowVS<Codec, Op, false>, &RowSV<Codec, Op, false>,
+           &RowPeriodic<Codec, Op, 1>, &RowPeriodic<Codec, Op, 0>},
+          {&RowVV<Codec, Op, true>, &RowVS<Codec, Op, true>, &RowSV<Codec, Op, true>,
+           &RowPeriodic<Codec, Op, 1>, &RowPeriodic<Codec, Op, 0>}};
 }
 
 // One row of the table: the kernels of `Op` for every dtype, in DType order.

@@ -27,6 +27,10 @@ struct RowBatch {
   int64_t a_stride = 0;
   int64_t b_stride = 0;
   int64_t out_stride = 0;
+  // vp / pv: the repeating operand holds `period` elements and element i of
+  // the row uses element (phase + i) % period of it.
+  std::size_t period = 0;
+  std::size_t phase = 0;
 };
 
 using RowKernel = void (*)(const void* a, const void* b, void* out, std::size_t n, const RowBatch& batch);
@@ -35,6 +39,8 @@ struct RowKinds {
   RowKernel vv;
   RowKernel vs;
   RowKernel sv;
+  RowKernel vp;  // b repeats (RowBatch::period)
+  RowKernel pv;  // a repeats
 };
 
 // `streaming` writes the output with non-temporal stores where it is aligned;
