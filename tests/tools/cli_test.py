@@ -1,0 +1,662 @@
+#!/usr/bin/python3
+"""Command-level tests of the `sqdiff` program: they run the built binary.
+
+Run by CTest as `/usr/bin/python3 cli_test.py -k PATTERN` with the environment
+variables SQDIFF_BIN (the program) and SQDIFF_TEST_TMP (a scratch directory).
+Inputs are made with NumPy; outputs are checked bit-exactly against an oracle
+written from SPEC sections 1-3 (f16/bf16 via f32 and one rounding, integers
+wrap around).
+"""
+
+import os
+import pty
+import re
+import select
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import numpy as np
+
+SQDIFF = os.environ.get("SQDIFF_BIN", "sqdiff")
+TMP_ROOT = os.environ.get("SQDIFF_TEST_TMP", tempfile.gettempdir())
+
+FLOATS = ["f16", "bf16", "f32", "f64"]
+INTS = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]
+ALL_DTYPES = FLOATS + INTS
+NUMPY_DTYPE = {
+    "f16": np.float16, "bf16": np.uint16, "f32": np.float32, "f64": np.float64,
+    "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+    "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
+}
+UNSIGNED_OF = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def run(args, cwd=None, env=None):
+    return subprocess.run([SQDIFF] + [str(a) for a in args], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, timeout=600)
+
+
+# --- the oracle (SPEC sections 1 and 2) ----------------------------------------
+
+def bf16_to_f32(bits):
+    return (bits.astype(np.uint32) << np.uint32(16)).view(np.float32)
+
+
+def f32_to_bf16(values):
+    bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
+    rounded = ((bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16))
+    return rounded.astype(np.uint16)
+
+
+def oracle(op, a, b, dtype, mode="numpy", axis=-1):
+    """Expected output for inputs a, b (NumPy arrays of the file dtype)."""
+    if mode == "pdpd":
+        # Reshape b so that NumPy broadcasting aligns it at `axis` of a.
+        start = a.ndim - b.ndim if axis == -1 else axis
+        b = b.reshape((1,) * start + b.shape + (1,) * (a.ndim - start - b.ndim))
+    with np.errstate(all="ignore"):
+        if dtype in ("f32", "f64"):
+            d = a - b
+            return d if op == "subtract" else d * d
+        if dtype == "f16":
+            d = a.astype(np.float32) - b.astype(np.float32)
+            return (d if op == "subtract" else d * d).astype(np.float16)
+        if dtype == "bf16":
+            d = bf16_to_f32(a) - bf16_to_f32(b)
+            return f32_to_bf16(d if op == "subtract" else d * d)
+        unsigned = UNSIGNED_OF[a.dtype.itemsize]
+        d = a.view(unsigned) - b.view(unsigned)
+        out = d if op == "subtract" else d * d
+        return out.view(a.dtype)
+
+
+def is_nan(values, dtype):
+    if dtype == "bf16":
+        return np.isnan(bf16_to_f32(values))
+    if dtype in ("f16", "f32", "f64"):
+        return np.isnan(values)
+    return np.zeros(values.shape, dtype=bool)
+
+
+def assert_bit_exact(testcase, got, expected, dtype):
+    testcase.assertEqual(got.shape, expected.shape)
+    expected = np.ascontiguousarray(expected, dtype=got.dtype)
+    unsigned = UNSIGNED_OF[got.dtype.itemsize]
+    same = got.view(unsigned) == expected.view(unsigned)
+    # NaN payloads may differ across SIMD targets (SPEC section 4): a NaN is a NaN.
+    same |= is_nan(got, dtype) & is_nan(expected, dtype)
+    if not same.all():
+        where = np.argwhere(~same)[:5]
+        testcase.fail("%d mismatches, first at %s: got %r expected %r" % (
+            (~same).sum(), where.tolist(), [got[tuple(w)] for w in where], [expected[tuple(w)] for w in where]))
+
+
+def random_array(rng, dtype, shape, special=True):
+    """Random values of a dtype; floats include infinities, NaN, -0 and subnormals."""
+    if dtype in INTS:
+        info = np.iinfo(NUMPY_DTYPE[dtype])
+        return rng.integers(info.min, info.max, size=shape, dtype=NUMPY_DTYPE[dtype], endpoint=True)
+    if dtype == "bf16":
+        values = (rng.standard_normal(shape) * 100).astype(np.float32)
+        bits = f32_to_bf16(values).reshape(shape)
+        if special and bits.size:
+            flat = bits.reshape(-1)
+            specials = np.array([0x7F80, 0xFF80, 0x7FC0, 0x8000, 0x0001, 0x7F7F, 0x0000], dtype=np.uint16)
+            flat[: min(len(specials), flat.size)] = specials[: flat.size]
+        return bits
+    np_dtype = NUMPY_DTYPE[dtype]
+    values = (rng.standard_normal(shape) * (200 if dtype == "f16" else 1e3)).astype(np_dtype)
+    if special and values.size:
+        flat = values.reshape(-1)
+        tiny = np.finfo(np_dtype).tiny
+        specials = np.array([np.inf, -np.inf, np.nan, -0.0, tiny / 4, np.finfo(np_dtype).max, 256.0],
+                            dtype=np_dtype)
+        flat[: min(len(specials), flat.size)] = specials[: flat.size]
+    return values
+
+
+class CliTestCase(unittest.TestCase):
+    def setUp(self):
+        os.makedirs(TMP_ROOT, exist_ok=True)
+        self.dir = tempfile.mkdtemp(prefix=self.id().split(".")[-1] + "-", dir=TMP_ROOT)
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def save(self, name, array):
+        np.save(self.path(name), array)
+        return self.path(name)
+
+    def listing(self, directory=None):
+        return sorted(os.listdir(directory or self.dir))
+
+    def assert_ok(self, result):
+        self.assertEqual(result.returncode, 0, "stderr: " + result.stderr)
+
+    def assert_error(self, result, *fragments):
+        """A non-zero exit, one line on stderr naming every fragment, nothing on stdout."""
+        self.assertNotEqual(result.returncode, 0, "stdout: " + result.stdout)
+        self.assertLess(result.returncode, 128, "killed by a signal: " + result.stderr)
+        lines = result.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, "expected one line on stderr, got: %r" % result.stderr)
+        for fragment in fragments:
+            self.assertIn(fragment, lines[0])
+        self.assertEqual(result.stdout, "")
+
+    def run_and_check(self, op, a, b, dtype, mode="numpy", axis=None, extra=(), a_file=None, b_file=None):
+        a_path = self.save(a_file or "a.npy", a)
+        b_path = self.save(b_file or "b.npy", b)
+        args = ["run", "--op", op, a_path, b_path, "-o", self.path("out.npy"), "--broadcast", mode]
+        if axis is not None:
+            args.append("--axis=%d" % axis)
+        if dtype == "bf16":
+            args += ["--dtype", "bf16"]
+        args += list(extra)
+        result = run(args)
+        self.assert_ok(result)
+        got = np.load(self.path("out.npy"))
+        self.assertEqual(got.dtype, a.dtype)
+        expected = oracle(op, a, b, dtype, mode, -1 if axis is None else axis)
+        assert_bit_exact(self, got, expected, dtype)
+        return got
+
+
+# --- sqdiff run ------------------------------------------------------------------
+
+class RunTest(CliTestCase):
+    def test_every_dtype_round_trip(self):
+        rng = np.random.default_rng(1)
+        for dtype in ALL_DTYPES:
+            for op in ("squared_difference", "subtract"):
+                with self.subTest(dtype=dtype, op=op):
+                    a = random_array(rng, dtype, (4, 1, 6))
+                    b = random_array(rng, dtype, (3, 6))
+                    self.run_and_check(op, a, b, dtype)
+
+    def test_spec_integer_and_half_examples(self):
+        cases = [
+            ("subtract", np.uint8, [0], [1], [255]),
+            ("squared_difference", np.uint8, [0, 0], [255, 16], [1, 0]),
+            ("squared_difference", np.int8, [-128], [127], [1]),
+            ("subtract", np.int32, [-2**31], [1], [2**31 - 1]),
+        ]
+        for op, np_dtype, a, b, expected in cases:
+            with self.subTest(op=op, dtype=np_dtype):
+                self.save("a.npy", np.array(a, dtype=np_dtype))
+                self.save("b.npy", np.array(b, dtype=np_dtype))
+                self.assert_ok(run(["run", "--op", op, self.path("a.npy"), self.path("b.npy"), "-o",
+                                    self.path("o.npy")]))
+                np.testing.assert_array_equal(np.load(self.path("o.npy")), np.array(expected, dtype=np_dtype))
+        # f16: (256 - 0)^2 = 65536 overflows to +inf.
+        self.save("a.npy", np.array([256], dtype=np.float16))
+        self.save("b.npy", np.array([0], dtype=np.float16))
+        self.assert_ok(run(["run", "--op", "squared_difference", self.path("a.npy"), self.path("b.npy"), "-o",
+                            self.path("o.npy")]))
+        self.assertEqual(np.load(self.path("o.npy"))[0], np.float16(np.inf))
+
+    def test_specs_example_shape(self):
+        rng = np.random.default_rng(2)
+        a = random_array(rng, "f32", (8, 1, 6, 1))
+        b = random_array(rng, "f32", (7, 1, 5))
+        got = self.run_and_check("squared_difference", a, b, "f32")
+        self.assertEqual(got.shape, (8, 7, 6, 5))
+
+    def test_modes(self):
+        rng = np.random.default_rng(3)
+        x = random_array(rng, "f32", (2, 3, 4, 5))
+        self.run_and_check("subtract", x, random_array(rng, "f32", (3, 1)), "f32", "pdpd", 1)
+        self.run_and_check("subtract", x, random_array(rng, "f32", (4, 5)), "f32", "pdpd", -1)
+        self.run_and_check("subtract", x, random_array(rng, "f32", (1, 3)), "f32", "pdpd", 0)
+        self.run_and_check("subtract", x, np.array(7, dtype=np.float32), "f32", "pdpd", -1)
+        self.run_and_check("squared_difference", x, random_array(rng, "f32", (2, 3, 4, 5)), "f32", "none")
+        # --axis with a space before a negative value also works.
+        self.run_and_check("subtract", x, random_array(rng, "f32", (5,)), "f32", "pdpd", extra=["--axis", "-1"])
+
+    def test_fortran_order_and_scalars(self):
+        rng = np.random.default_rng(4)
+        for dtype in ("f32", "i16", "f16", "u64"):
+            with self.subTest(dtype=dtype):
+                a = np.asfortranarray(random_array(rng, dtype, (5, 6, 7)))
+                b = np.asfortranarray(random_array(rng, dtype, (6, 1)))
+                self.run_and_check("subtract", a, b, dtype)
+                self.run_and_check("squared_difference", a, np.ascontiguousarray(a[::-1]), dtype)
+        a = np.array(3.5, dtype=np.float64)
+        b = np.array(-1.0, dtype=np.float64)
+        got = self.run_and_check("squared_difference", a, b, "f64")
+        self.assertEqual(got.shape, ())
+        self.assertEqual(got[()], 20.25)
+
+    def test_empty_output(self):
+        a = np.zeros((0, 3), dtype=np.float32)
+        b = np.zeros((3,), dtype=np.float32)
+        got = self.run_and_check("subtract", a, b, "f32")
+        self.assertEqual(got.shape, (0, 3))
+        got = self.run_and_check("subtract", np.zeros((1, 0), np.int8), np.zeros((4, 1), np.int8), "i8")
+        self.assertEqual(got.shape, (4, 0))
+
+    def test_chunked_path_matches(self):
+        # Tiny chunks exercise the split along outer dims (and the progress accounting).
+        rng = np.random.default_rng(5)
+        cases = [((7, 5, 3), (5, 1), "numpy", None), ((3, 2, 129), (129,), "numpy", None),
+                 ((2, 3, 4, 5), (3, 1), "pdpd", 1), ((6, 10), (6, 10), "none", None), ((1, 1, 300), (4, 1), "numpy", None)]
+        for a_shape, b_shape, mode, axis in cases:
+            for chunk in ("1", "8", "100", "1000"):
+                with self.subTest(a=a_shape, b=b_shape, chunk=chunk):
+                    a = np.asfortranarray(random_array(rng, "f32", a_shape))
+                    b = random_array(rng, "f32", b_shape)
+                    self.run_and_check("squared_difference", a, b, "f32", mode, axis, extra=["--chunk-bytes", chunk])
+
+    def test_threads(self):
+        rng = np.random.default_rng(6)
+        a = random_array(rng, "f64", (300, 400))
+        b = random_array(rng, "f64", (400,))
+        for threads in ("0", "1", "2", "3"):
+            with self.subTest(threads=threads):
+                self.run_and_check("subtract", a, b, "f64", extra=["--threads", threads])
+
+    def test_output_replaced_atomically(self):
+        a = self.save("a.npy", np.arange(6, dtype=np.int32))
+        b = self.save("b.npy", np.ones(6, dtype=np.int32))
+        self.save("out.npy", np.zeros(2, dtype=np.uint8))
+        self.assert_ok(run(["run", "--op", "subtract", a, b, "-o", self.path("out.npy")]))
+        np.testing.assert_array_equal(np.load(self.path("out.npy")), np.arange(6) - 1)
+        # The output may be one of the inputs: it is replaced only at the end.
+        self.assert_ok(run(["run", "--op", "subtract", a, b, "-o", a]))
+        np.testing.assert_array_equal(np.load(a), np.arange(6) - 1)
+        self.assertEqual(self.listing(), ["a.npy", "b.npy", "out.npy"])
+
+    def test_relative_paths(self):
+        self.save("a.npy", np.arange(4, dtype=np.float32))
+        self.save("b.npy", np.full(4, 2, dtype=np.float32))
+        self.assert_ok(run(["run", "--op", "squared_difference", "a.npy", "b.npy", "-o", "o.npy"], cwd=self.dir))
+        np.testing.assert_array_equal(np.load(self.path("o.npy")), (np.arange(4) - 2.0) ** 2)
+
+    def test_bf16(self):
+        rng = np.random.default_rng(7)
+        a = random_array(rng, "bf16", (9, 17))
+        b = random_array(rng, "bf16", (17,))
+        for op in ("squared_difference", "subtract"):
+            self.run_and_check(op, a, b, "bf16")
+        # "bfloat16" is an alias; a --dtype that names the stored dtype changes nothing.
+        self.save("a.npy", a)
+        self.save("b.npy", b)
+        self.assert_ok(run(["run", "--op", "subtract", self.path("a.npy"), self.path("b.npy"), "-o",
+                            self.path("o.npy"), "--dtype", "bfloat16"]))
+        self.assert_ok(run(["run", "--op", "subtract", self.path("a.npy"), self.path("b.npy"), "-o",
+                            self.path("o.npy"), "--dtype", "u16"]))
+
+    def test_progress_bar_only_on_a_terminal(self):
+        # Output of 4100 x 4100 f32 = 64.1 MiB: just above the threshold.
+        a = self.save("a.npy", np.ones((4100, 1), dtype=np.float32))
+        b = self.save("b.npy", np.zeros((4100,), dtype=np.float32))
+        args = [SQDIFF, "run", "--op", "subtract", a, b, "-o", self.path("o.npy")]
+
+        def on_pty(extra):
+            master, slave = pty.openpty()
+            proc = subprocess.Popen(args + extra, stdout=subprocess.DEVNULL, stderr=slave)
+            os.close(slave)
+            output = b""
+            while True:
+                ready, _, _ = select.select([master], [], [], 60)
+                if not ready:
+                    break
+                try:
+                    data = os.read(master, 4096)
+                except OSError:
+                    break
+                if not data:
+                    break
+                output += data
+            os.close(master)
+            self.assertEqual(proc.wait(timeout=120), 0)
+            return output.decode(errors="replace")
+
+        text = on_pty([])
+        self.assertIn("100%", text)
+        self.assertIn("MiB", text)
+        self.assertEqual(on_pty(["--quiet"]), "")
+        self.assertEqual(on_pty(["-q"]), "")
+        result = run(args[1:])  # stderr is a pipe: no bar
+        self.assert_ok(result)
+        self.assertEqual(result.stderr, "")
+        self.assertEqual(np.load(self.path("o.npy"), mmap_mode="r")[4099, 4099], 1.0)
+
+    def test_interrupted_run_leaves_nothing(self):
+        # 2 GiB of output from tiny inputs: SIGINT arrives while it is written.
+        a = self.save("a.npy", np.ones((16384, 1), dtype=np.float32))
+        b = self.save("b.npy", np.ones((32768,), dtype=np.float32))
+        out_dir = self.path("out")
+        os.mkdir(out_dir)
+        proc = subprocess.Popen([SQDIFF, "run", "--op", "subtract", a, b, "-o", os.path.join(out_dir, "o.npy"),
+                                 "--threads", "1"], stderr=subprocess.PIPE)
+        deadline = time.time() + 30
+        while not os.listdir(out_dir) and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.005)
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=120)
+        if proc.returncode == 0:
+            self.skipTest("the job finished before the signal arrived")
+        self.assertEqual(proc.returncode, -signal.SIGINT)
+        self.assertEqual(self.listing(out_dir), [])
+
+
+# --- errors of sqdiff run ----------------------------------------------------------
+
+class RunErrorTest(CliTestCase):
+    def setUp(self):
+        super().setUp()
+        self.good_a = self.save("a.npy", np.arange(6, dtype=np.float32).reshape(2, 3))
+        self.good_b = self.save("b.npy", np.ones(3, dtype=np.float32))
+        self.out_dir = self.path("out")
+        os.mkdir(self.out_dir)
+        self.out = os.path.join(self.out_dir, "o.npy")
+
+    def expect_failure(self, args, *fragments):
+        result = run(args)
+        self.assert_error(result, *fragments)
+        self.assertEqual(self.listing(self.out_dir), [], "no partial output file is left behind")
+        return result
+
+    def run_args(self, a, b, *extra, out=None):
+        return ["run", "--op", "squared_difference", a, b, "-o", out or self.out] + list(extra)
+
+    def write_raw(self, name, data):
+        with open(self.path(name), "wb") as f:
+            f.write(data)
+        return self.path(name)
+
+    def test_malformed_files(self):
+        with open(self.good_a, "rb") as f:
+            raw = f.read()
+        header_end = raw.index(b"\n") + 1
+        cases = {
+            "empty.npy": (b"", "empty"),
+            "text.npy": (b"just some text\n", "bad magic"),
+            "magic_only.npy": (b"\x93NUMPY", "truncated"),
+            "version.npy": (b"\x93NUMPY\x09\x00" + raw[8:], "format version 9.0"),
+            "header_cut.npy": (raw[:40], "truncated"),
+            "data_cut.npy": (raw[:-5], "truncated .npy file"),
+            "trailing.npy": (raw + b"xyz", "trailing bytes"),
+            "bad_dict.npy": (raw[:10] + raw[10:header_end].replace(b"'shape'", b"'shapf'"), "unexpected key"),
+            "bad_descr.npy": (raw.replace(b"'<f4'", b"'<x4'"), "unsupported dtype descr '<x4'"),
+            "bool.npy": (raw.replace(b"'<f4'", b"'|b1'")[:header_end] + b"\x00" * 6, "bool"),
+            "complex.npy": (raw.replace(b"'<f4'", b"'<c8'") + b"\x00" * 24, "complex"),
+            "bigendian.npy": (raw.replace(b"'<f4'", b"'>f4'"), "big-endian"),
+            "fortran.npy": (raw.replace(b"False", b"Maybe"), "True or False"),
+        }
+        for name, (data, fragment) in cases.items():
+            with self.subTest(file=name):
+                path = self.write_raw(name, data)
+                self.expect_failure(self.run_args(path, self.good_b), path, fragment)
+                self.expect_failure(self.run_args(self.good_a, path), path, fragment)
+
+    def test_big_endian_from_numpy(self):
+        path = self.save("be.npy", np.arange(4, dtype=">i4"))
+        self.expect_failure(self.run_args(path, path), path, "big-endian", "'>i4'")
+        # Single-byte types have no byte order: NumPy writes '|u1' and that is fine.
+        one = self.save("u1.npy", np.arange(4, dtype=np.uint8))
+        self.assert_ok(run(self.run_args(one, one)))
+
+    def test_unsupported_numpy_dtypes(self):
+        for name, array, fragment in [("bool", np.array([True, False]), "bool"),
+                                      ("complex", np.array([1j, 2]), "complex"),
+                                      ("str", np.array(["ab"]), "string"),
+                                      ("f128", np.array([1.0], dtype=np.longdouble), "'<f16'")]:
+            with self.subTest(dtype=name):
+                path = self.save(name + ".npy", array)
+                self.expect_failure(self.run_args(path, path), path, fragment)
+        path = self.path("obj.npy")
+        np.save(path, np.array([None, 1], dtype=object), allow_pickle=True)
+        self.expect_failure(self.run_args(path, path), path, "object")
+
+    def test_mismatched_shapes(self):
+        c = self.save("c.npy", np.ones((3, 2), dtype=np.float32))
+        self.expect_failure(self.run_args(self.good_a, c), "squared_difference: cannot broadcast [2,3] with [3,2] (numpy)")
+        self.expect_failure(self.run_args(self.good_a, self.good_b, "--broadcast", "none"),
+                            "cannot broadcast [2,3] with [3] (none)")
+        self.expect_failure(self.run_args(self.good_a, c, "--broadcast", "pdpd", "--axis=-2"), "axis -2 is less than -1")
+        self.expect_failure(self.run_args(self.good_a, self.good_b, "--broadcast", "pdpd", "--axis=0"),
+                            "(pdpd, axis 0)")
+
+    def test_mixed_dtypes(self):
+        d = self.save("d.npy", np.ones(3, dtype=np.float64))
+        self.expect_failure(self.run_args(self.good_a, d), "mixed dtypes", "f32", "f64")
+        i = self.save("i.npy", np.ones(3, dtype=np.int32))
+        self.expect_failure(self.run_args(i, self.good_b), "mixed dtypes", "i32", "f32")
+
+    def test_bad_dtype_option(self):
+        self.expect_failure(self.run_args(self.good_a, self.good_b, "--dtype", "bf16"), "cannot be read as bf16")
+        self.expect_failure(self.run_args(self.good_a, self.good_b, "--dtype", "float128"), "unknown dtype")
+
+    def test_unknown_op_and_mode(self):
+        self.expect_failure(["run", "--op", "divide", self.good_a, self.good_b, "-o", self.out], "--op", "divide")
+        self.expect_failure(self.run_args(self.good_a, self.good_b, "--broadcast", "explicit"), "--broadcast",
+                            "explicit")
+        self.expect_failure(self.run_args(self.good_a, self.good_b, "--threads=-1"), "--threads")
+        self.expect_failure(self.run_args(self.good_a, self.good_b, "--axis", "x"), "--axis")
+        self.expect_failure(["run", self.good_a, self.good_b, "-o", self.out], "--op")
+        self.expect_failure(["run", "--op", "subtract", self.good_a, self.good_b], "--output")
+        self.expect_failure(["run", "--op", "subtract", self.good_a, "-o", self.out], "b")
+
+    def test_missing_files(self):
+        missing = self.path("missing.npy")
+        self.expect_failure(self.run_args(missing, self.good_b), missing, "No such file")
+        self.expect_failure(self.run_args(self.good_a, missing), missing, "No such file")
+        self.expect_failure(self.run_args(self.dir, self.good_b), self.dir, "not a regular file")
+
+    def test_unwritable_output(self):
+        # The tests may run as root, so "unwritable" is a directory that cannot exist.
+        out = self.path("no/such/dir/o.npy")
+        self.expect_failure(self.run_args(self.good_a, self.good_b, out=out), out, "No such file")
+        out = os.path.join(self.good_a, "o.npy")  # a.npy is a file, not a directory
+        self.expect_failure(self.run_args(self.good_a, self.good_b, out=out), out, "Not a directory")
+        # An existing directory as the output: the rename fails, the temporary goes.
+        result = run(self.run_args(self.good_a, self.good_b, out=self.out_dir))
+        self.assert_error(result, self.out_dir)
+        self.assertEqual(self.listing(self.out_dir), [])
+        self.assertEqual(self.listing(), ["a.npy", "b.npy", "out"])
+        if os.geteuid() != 0:
+            os.chmod(self.out_dir, 0o500)
+            try:
+                self.expect_failure(self.run_args(self.good_a, self.good_b), self.out, "Permission denied")
+            finally:
+                os.chmod(self.out_dir, 0o700)
+
+    def test_existing_output_survives_failure(self):
+        self.save("out/o.npy", np.arange(3, dtype=np.uint8))
+        c = self.save("c.npy", np.ones((3, 2), dtype=np.float32))
+        result = run(self.run_args(self.good_a, c))
+        self.assert_error(result, "cannot broadcast")
+        self.assertEqual(self.listing(self.out_dir), ["o.npy"])
+        np.testing.assert_array_equal(np.load(self.out), np.arange(3, dtype=np.uint8))
+
+
+# --- sqdiff shape --------------------------------------------------------------------
+
+class ShapeTest(CliTestCase):
+    def shape(self, *args):
+        result = run(["shape"] + list(args))
+        self.assert_ok(result)
+        self.assertEqual(result.stderr, "")
+        return result.stdout.strip()
+
+    def test_static(self):
+        self.assertEqual(self.shape("8,1,6,1", "7,1,5"), "[8,7,6,5]")
+        self.assertEqual(self.shape("[8,1,6,1]", "[7,1,5]"), "[8,7,6,5]")
+        self.assertEqual(self.shape("[]", "[]"), "[]")
+        self.assertEqual(self.shape("2,3,5", "[]"), "[2,3,5]")
+        self.assertEqual(self.shape("1,0,3", "3"), "[1,0,3]")
+        self.assertEqual(self.shape("256,56", "256,56", "--broadcast", "none"), "[256,56]")
+        self.assertEqual(self.shape("2,3,4,5", "3,1", "--broadcast", "pdpd", "--axis=1"), "[2,3,4,5]")
+        self.assertEqual(self.shape("2,3,4,5", "3,1", "--broadcast=pdpd", "--axis", "1"), "[2,3,4,5]")
+        self.assertEqual(self.shape("8,7,6,5", "7,1,5", "--broadcast", "pdpd", "--axis=-1"), "[8,7,6,5]")
+        self.assertEqual(self.shape("2,3,4,5", "4,5", "--broadcast", "PDPD"), "[2,3,4,5]")
+
+    def test_partial(self):
+        self.assertEqual(self.shape("?,3", "2..7,1"), "[2..7,3]")
+        self.assertEqual(self.shape("1..3", "1..5"), "[1..5]")
+        self.assertEqual(self.shape("1..3", "2..7"), "[2..7]")
+        self.assertEqual(self.shape("8..16", "4..12"), "[8..12]")
+        self.assertEqual(self.shape("?", "3"), "[3]")
+        self.assertEqual(self.shape("?", "1"), "[?]")
+        self.assertEqual(self.shape("1..", "1"), "[1..?]")
+        self.assertEqual(self.shape("...", "3"), "[...]")
+        self.assertEqual(self.shape("-1,3", "4,1"), "[4,3]")
+        self.assertEqual(self.shape("...", "2,3", "--broadcast", "none"), "[2,3]")
+        self.assertEqual(self.shape("1", "4..8", "--broadcast", "pdpd"), "[4..8]")
+
+    def test_errors(self):
+        self.assert_error(run(["shape", "3", "2"]), "cannot broadcast [3] with [2] (numpy): dimension 0 is 3 vs 2")
+        self.assert_error(run(["shape", "0", "5"]), "dimension 0 is 0 vs 5")
+        self.assert_error(run(["shape", "2,4", "1,2,4", "--broadcast", "none"]), "ranks differ")
+        self.assert_error(run(["shape", "1", "4", "--broadcast", "pdpd"]), "(pdpd, axis -1)")
+        self.assert_error(run(["shape", "2,3,4,5", "3,1", "--broadcast", "pdpd", "--axis=-2"]), "axis -2")
+        self.assert_error(run(["shape", "3,x", "3"]), "invalid shape \"3,x\"")
+        self.assert_error(run(["shape", "7..2", "3"]), "empty")
+        self.assert_error(run(["shape", "3", "3", "--broadcast", "bogus"]), "--broadcast", "bogus")
+        self.assert_error(run(["shape", "3"]), "b")
+        self.assert_error(run(["shape", "3", "4", "5"]), "5")
+
+
+# --- the program as a whole ------------------------------------------------------------
+
+class ProgramTest(CliTestCase):
+    def test_version(self):
+        result = run(["--version"])
+        self.assert_ok(result)
+        self.assertRegex(result.stdout.strip(), r"^sqdiff \d+\.\d+\.\d+ \(SIMD target: \S+\)$")
+
+    def test_help(self):
+        for args in (["--help"], ["run", "--help"], ["shape", "--help"], ["-h"]):
+            with self.subTest(args=args):
+                result = run(args)
+                self.assert_ok(result)
+                self.assertIn("Examples:", result.stdout)
+        self.assertIn("run", run(["--help"]).stdout)
+        self.assertIn("shape", run(["--help"]).stdout)
+        self.assertIn("ir", run(["--help"]).stdout)
+
+    def test_usage_errors(self):
+        for args, fragment in [([], "subcommand"), (["frobnicate"], "frobnicate"), (["--bogus"], "--bogus"),
+                               (["run", "--op", "divide", "a", "b", "-o", "c"], "divide"),
+                               (["shape", "3", "--axis", "x"], "--axis"), (["shape", "3", "3", "--nope"], "--nope")]:
+            with self.subTest(args=args):
+                result = run(args)
+                self.assert_error(result, fragment)
+                self.assertEqual(result.returncode, 2, "a command-line mistake exits with 2")
+
+    def test_job_errors_exit_with_1(self):
+        self.assertEqual(run(["shape", "3", "2"]).returncode, 1)
+        self.assertEqual(run(["run", "--op", "subtract", self.path("x.npy"), self.path("y.npy"), "-o",
+                              self.path("z.npy")]).returncode, 1)
+
+
+# --- every example in the help text runs as written ----------------------------------------
+
+def help_examples(text):
+    """[(command, [expected stdout lines])] from the "Examples:" part of a help text."""
+    examples = []
+    in_examples = False
+    for line in text.splitlines():
+        if line.strip() == "Examples:":
+            in_examples = True
+            continue
+        if not in_examples:
+            continue
+        if not line.startswith("  "):
+            in_examples = False
+            continue
+        if line.startswith("  $ "):
+            examples.append((line[4:], []))
+        elif examples and re.match(r"^  \S", line):
+            examples[-1][1].append(line[2:])
+    return examples
+
+
+class HelpExamplesTest(CliTestCase):
+    def prepare_inputs(self):
+        rng = np.random.default_rng(8)
+        self.save("a.npy", random_array(rng, "f32", (8, 1, 6, 1)))
+        self.save("b.npy", random_array(rng, "f32", (7, 1, 5)))
+        self.save("x.npy", random_array(rng, "f32", (2, 3, 4, 5)))
+        self.save("y.npy", random_array(rng, "f32", (3, 1)))
+        self.save("p.npy", random_array(rng, "f32", (256, 56)))
+        self.save("q.npy", random_array(rng, "f32", (256, 56)))
+        self.save("bf_a.npy", random_array(rng, "bf16", (4, 8)))
+        self.save("bf_b.npy", random_array(rng, "bf16", (8,)))
+
+    def test_examples_run_as_written(self):
+        self.prepare_inputs()
+        env = dict(os.environ)
+        env["PATH"] = os.path.dirname(os.path.abspath(SQDIFF)) + os.pathsep + env.get("PATH", "")
+        count = 0
+        for help_args in (["--help"], ["run", "--help"], ["shape", "--help"]):
+            examples = help_examples(run(help_args).stdout)
+            self.assertTrue(examples, "no examples in sqdiff %s" % " ".join(help_args))
+            for command, expected in examples:
+                with self.subTest(command=command):
+                    self.assertTrue(command.startswith("sqdiff"))
+                    result = subprocess.run(["bash", "-c", command], cwd=self.dir, env=env, stdout=subprocess.PIPE,
+                                            stderr=subprocess.PIPE, text=True, timeout=120)
+                    self.assertEqual(result.returncode, 0, command + ": " + result.stderr)
+                    if expected:
+                        self.assertEqual(result.stdout.splitlines(), expected)
+                    count += 1
+        # The run examples' outputs are right too.
+        a, b = np.load(self.path("a.npy")), np.load(self.path("b.npy"))
+        assert_bit_exact(self, np.load(self.path("out.npy")), oracle("squared_difference", a, b, "f32"), "f32")
+        assert_bit_exact(self, np.load(self.path("diff.npy")), oracle("subtract", a, b, "f32"), "f32")
+        x, y = np.load(self.path("x.npy")), np.load(self.path("y.npy"))
+        assert_bit_exact(self, np.load(self.path("z.npy")), oracle("subtract", x, y, "f32", "pdpd", 1), "f32")
+        bf_a, bf_b = np.load(self.path("bf_a.npy")), np.load(self.path("bf_b.npy"))
+        assert_bit_exact(self, np.load(self.path("bf_out.npy")), oracle("squared_difference", bf_a, bf_b, "bf16"),
+                         "bf16")
+        self.assertGreaterEqual(count, 10)
+
+
+# --- two 512 MiB inputs through the memory-mapped path ----------------------------------------
+
+class LargeTest(CliTestCase):
+    def test_two_512_mib_inputs(self):
+        rows, cols = 128, 1 << 20  # 128 Mi f32 elements = 512 MiB per file
+        a_path, b_path, out_path = self.path("big_a.npy"), self.path("big_b.npy"), self.path("big_out.npy")
+        rng = np.random.default_rng(9)
+        started = time.time()
+        for path in (a_path, b_path):
+            array = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(rows, cols))
+            for r in range(0, rows, 16):
+                array[r:r + 16] = rng.standard_normal((16, cols), dtype=np.float32) * 100
+            array.flush()
+            del array
+        self.assertEqual(os.path.getsize(a_path), 512 * 2**20 + 128)
+        generated = time.time()
+        result = run(["run", "--op", "squared_difference", a_path, b_path, "-o", out_path])
+        self.assert_ok(result)
+        computed = time.time()
+        a = np.load(a_path, mmap_mode="r")
+        b = np.load(b_path, mmap_mode="r")
+        out = np.load(out_path, mmap_mode="r")
+        self.assertEqual(out.shape, (rows, cols))
+        self.assertEqual(out.dtype, np.float32)
+        for r in range(0, rows, 16):
+            expected = oracle("squared_difference", np.asarray(a[r:r + 16]), np.asarray(b[r:r + 16]), "f32")
+            assert_bit_exact(self, np.asarray(out[r:r + 16]), expected, "f32")
+        del a, b, out
+        checked = time.time()
+        for path in (a_path, b_path, out_path):
+            os.remove(path)
+        sys.stderr.write("generate %.1f s, sqdiff run %.1f s, check %.1f s\n" % (
+            generated - started, computed - generated, checked - computed))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,214 @@
+#include "run_command.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+
+#include "npy.hpp"
+#include "partial_shape.hpp"
+#include "progress.hpp"
+
+namespace sqdiff::tools {
+namespace {
+
+using OpFunction = void (*)(const ConstTensorView&, const ConstTensorView&, const TensorView&, const Options&);
+
+OpFunction op_function(const std::string& op) {
+  if (op == "squared_difference") return &sqdiff::squared_difference;
+  if (op == "subtract") return &sqdiff::subtract;
+  throw sqdiff::Error("unknown op \"" + op + "\" (expected squared_difference or subtract)");
+}
+
+// Applies --dtype: the stored dtype itself, or bf16 read from "<u2" data.
+void apply_dtype(NpyArray& array, const std::string& name) {
+  if (name.empty()) return;
+  const std::string canonical = name == "bfloat16" ? "bf16" : name;
+  for (int i = 0; i < kDTypeCount; ++i) {
+    const auto dtype = static_cast<DType>(i);
+    if (dtype_name(dtype) != canonical) continue;
+    if (dtype == array.dtype()) return;
+    if (dtype == DType::bf16 && array.dtype() == DType::u16) {
+      array.reinterpret_as(DType::bf16);
+      return;
+    }
+    throw sqdiff::Error(array.path() + ": holds " + std::string(dtype_name(array.dtype())) +
+                        " data, which cannot be read as " + canonical +
+                        " (--dtype bf16 reads u16 files holding bf16 bits; other names must match the file)");
+  }
+  throw sqdiff::Error("unknown dtype \"" + name + "\" (expected one of f16, bf16, f32, f64, i8, i16, i32, i64, "
+                      "u8, u16, u32, u64)");
+}
+
+int64_t product(const Shape& shape, std::size_t from, std::size_t to) {
+  int64_t n = 1;
+  for (std::size_t i = from; i < to; ++i) n *= shape[i];
+  return n;
+}
+
+Shape dense_strides(const Shape& shape) {
+  Shape strides(shape.size());
+  int64_t step = 1;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    strides[i] = step;
+    step *= std::max<int64_t>(shape[i], 1);
+  }
+  return strides;
+}
+
+const std::byte* element(const void* base, int64_t offset, std::size_t item) {
+  return static_cast<const std::byte*>(base) + offset * static_cast<int64_t>(item);
+}
+
+std::byte* element(void* base, int64_t offset, std::size_t item) {
+  return static_cast<std::byte*>(base) + offset * static_cast<int64_t>(item);
+}
+
+}  // namespace
+
+Shape aligned_strides(const Shape& out_shape, const Shape& shape, const Shape& strides, const Broadcast& mode,
+                      bool is_b) {
+  const std::size_t rank = out_shape.size();
+  std::size_t first = rank - shape.size();  // numpy and none align right
+  if (mode.kind == BroadcastKind::pdpd) {
+    first = !is_b ? 0 : (mode.axis == -1 ? rank - shape.size() : static_cast<std::size_t>(mode.axis));
+  }
+  Shape aligned(rank, 0);
+  for (std::size_t j = 0; j < shape.size(); ++j) {
+    if (shape[j] != 1) aligned[first + j] = strides[j];
+  }
+  return aligned;
+}
+
+void run_npy(const RunRequest& request) {
+  const OpFunction op = op_function(request.op);
+  if (request.threads < 0) throw sqdiff::Error("--threads must be 0 (library default) or more");
+
+  NpyArray a = NpyArray::open(request.a_path);
+  NpyArray b = NpyArray::open(request.b_path);
+  apply_dtype(a, request.dtype);
+  apply_dtype(b, request.dtype);
+  if (a.dtype() != b.dtype()) {
+    throw sqdiff::Error(request.op + ": mixed dtypes: a (" + request.a_path + ") is " +
+                        std::string(dtype_name(a.dtype())) + ", b (" + request.b_path + ") is " +
+                        std::string(dtype_name(b.dtype())) + "; inputs must have the same dtype (no promotion)");
+  }
+  const DType dtype = a.dtype();
+  const std::size_t item = dtype_size(dtype);
+
+  Shape out_shape;
+  try {
+    out_shape = sqdiff::broadcast_shape(a.shape(), b.shape(), request.broadcast);
+  } catch (const sqdiff::Error& e) {
+    // Name the op rather than broadcast_shape, as the op itself would.
+    std::string message = e.what();
+    const std::string prefix = "broadcast_shape:";
+    if (message.rfind(prefix, 0) == 0) message = request.op + ":" + message.substr(prefix.size());
+    throw sqdiff::Error(message);
+  }
+
+  NpyWriter writer(request.out_path, dtype, out_shape);
+  const Shape a_strides = aligned_strides(out_shape, a.shape(), a.strides(), request.broadcast, false);
+  const Shape b_strides = aligned_strides(out_shape, b.shape(), b.strides(), request.broadcast, true);
+  const Shape out_strides = dense_strides(out_shape);
+  const int64_t total = product(out_shape, 0, out_shape.size());
+  const int64_t total_bytes = total * static_cast<int64_t>(item);
+
+  Options options;
+  options.threads = request.threads;  // the views below all have the output's shape
+  ProgressBar progress("sqdiff run", total_bytes, ProgressBar::wanted(request.quiet, total_bytes));
+
+  const std::size_t rank = out_shape.size();
+  const int64_t chunk_elements = std::max<int64_t>(1, request.chunk_bytes / static_cast<int64_t>(item));
+  if (total <= chunk_elements || rank == 0) {
+    op(ConstTensorView{a.data(), dtype, out_shape, a_strides}, ConstTensorView{b.data(), dtype, out_shape, b_strides},
+       TensorView{writer.data(), dtype, out_shape, out_strides}, options);
+  } else {
+    // Split at the outermost dim `d` whose slices (one index of d) fit in a
+    // chunk; iterate over the indices of dims 0..d-1 and blocks of dim d.
+    std::size_t d = 0;
+    while (d + 1 < rank && product(out_shape, d + 1, rank) > chunk_elements) ++d;
+    const int64_t slice = product(out_shape, d + 1, rank);
+    const int64_t block = std::max<int64_t>(1, chunk_elements / slice);
+    const int64_t prefixes = product(out_shape, 0, d);
+    Shape index(d, 0);  // multi-index over dims 0..d-1
+    int64_t done = 0;
+    for (int64_t p = 0; p < prefixes; ++p) {
+      int64_t base_a = 0, base_b = 0, base_out = 0;
+      for (std::size_t k = 0; k < d; ++k) {
+        base_a += index[k] * a_strides[k];
+        base_b += index[k] * b_strides[k];
+        base_out += index[k] * out_strides[k];
+      }
+      for (int64_t row = 0; row < out_shape[d]; row += block) {
+        const int64_t rows = std::min(block, out_shape[d] - row);
+        Shape shape(out_shape.begin() + static_cast<std::ptrdiff_t>(d), out_shape.end());
+        shape[0] = rows;
+        const auto tail = [&](const Shape& s) { return Shape(s.begin() + static_cast<std::ptrdiff_t>(d), s.end()); };
+        const ConstTensorView av{element(a.data(), base_a + row * a_strides[d], item), dtype, shape, tail(a_strides)};
+        const ConstTensorView bv{element(b.data(), base_b + row * b_strides[d], item), dtype, shape, tail(b_strides)};
+        const TensorView ov{element(writer.data(), base_out + row * out_strides[d], item), dtype, shape,
+                            tail(out_strides)};
+        op(av, bv, ov, options);
+        done += rows * slice;
+        progress.update(done * static_cast<int64_t>(item));
+      }
+      for (std::size_t k = d; k-- > 0;) {  // next prefix index, last dim fastest
+        if (++index[k] < out_shape[k]) break;
+        index[k] = 0;
+      }
+    }
+  }
+  progress.finish();
+  writer.commit();
+}
+
+void register_run_command(CLI::App& app) {
+  auto request = std::make_shared<RunRequest>();
+  auto mode = std::make_shared<std::string>("numpy");
+  CLI::App* sub = app.add_subcommand("run", "Compute squared_difference or subtract of two .npy files");
+  sub->add_option("--op", request->op, "The operation: squared_difference or subtract")
+      ->required()
+      ->check(CLI::IsMember({"squared_difference", "subtract"}));
+  sub->add_option("a", request->a_path, "First input .npy file (a)")->required();
+  sub->add_option("b", request->b_path, "Second input .npy file (b)")->required();
+  sub->add_option("-o,--output", request->out_path, "Output .npy file (replaced atomically if it exists)")
+      ->required();
+  sub->add_option("--broadcast", *mode, "Broadcast mode: none, numpy or pdpd")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "numpy", "pdpd"}, CLI::ignore_case));
+  sub->add_option("--axis", request->broadcast.axis,
+                  "pdpd only: the dim of a where b starts; -1 aligns b right. Write negative values as --axis=-1")
+      ->capture_default_str();
+  sub->add_option("--threads", request->threads, "Worker threads; 0 = library default")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--dtype", request->dtype,
+                  "Read the inputs as this dtype; only bf16 (alias bfloat16) differs from the stored dtype: "
+                  "it reads u16 (\"<u2\") files holding bf16 bits and writes the output the same way");
+  // For the tests: a small chunk size exercises the chunked path on small arrays.
+  sub->add_option("--chunk-bytes", request->chunk_bytes, "Output bytes per library call")
+      ->group("")
+      ->check(CLI::PositiveNumber);
+  sub->add_flag("-q,--quiet", request->quiet, "No progress bar (shown on a terminal for outputs over 64 MiB)");
+  sub->footer(
+      "Examples:\n"
+      "  $ sqdiff run --op squared_difference a.npy b.npy -o out.npy\n"
+      "      a.npy of shape [8,1,6,1] and b.npy of shape [7,1,5] give out.npy of shape [8,7,6,5]\n"
+      "  $ sqdiff run --op subtract a.npy b.npy -o diff.npy --threads 2 --quiet\n"
+      "  $ sqdiff run --op subtract x.npy y.npy -o z.npy --broadcast pdpd --axis=1\n"
+      "      x.npy of shape [2,3,4,5], y.npy of shape [3,1]: y is aligned with dims 1 and 2 of x\n"
+      "  $ sqdiff run --op squared_difference p.npy q.npy -o pq.npy --broadcast none\n"
+      "      none: p.npy and q.npy must have the same shape ([256,56] here)\n"
+      "  $ sqdiff run --op squared_difference bf_a.npy bf_b.npy -o bf_out.npy --dtype bf16\n"
+      "      bf_a.npy and bf_b.npy are uint16 arrays holding bf16 bits; so is bf_out.npy\n"
+      "\n"
+      "Inputs are memory-mapped and the output is written through a memory map under a\n"
+      "temporary name in the output's directory, then renamed: it appears complete or not at all.\n"
+      "C and Fortran order are read without copying; big-endian files are refused.");
+  sub->callback([request, mode] {
+    request->broadcast.kind = parse_broadcast_kind(*mode);
+    run_npy(*request);
+  });
+}
+
+}  // namespace sqdiff::tools

@@ -1,0 +1,35 @@
+// The `sqdiff run` subcommand: squared_difference or subtract on .npy files.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sqdiff/sqdiff.hpp"
+
+namespace sqdiff::tools {
+
+struct RunRequest {
+  std::string op = "squared_difference";  // or "subtract"
+  std::string a_path;
+  std::string b_path;
+  std::string out_path;
+  sqdiff::Broadcast broadcast = {};
+  int threads = 0;
+  bool quiet = false;
+  std::string dtype;  // "" = as stored; "bf16" reads "<u2" files as bf16 bits
+  int64_t chunk_bytes = int64_t{16} << 20;  // output bytes per library call in large jobs
+};
+
+// Runs one request; throws sqdiff::Error. The output appears complete or not at all.
+void run_npy(const RunRequest& request);
+
+// Input strides aligned to the output's dims (0 where the input is broadcast),
+// per the broadcast mode's alignment rule.
+sqdiff::Shape aligned_strides(const sqdiff::Shape& out_shape, const sqdiff::Shape& shape,
+                              const sqdiff::Shape& strides, const sqdiff::Broadcast& mode, bool is_b);
+
+void register_run_command(CLI::App& app);
+
+}  // namespace sqdiff::tools
