@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # First command on a fresh Debian 12 machine: installs the missing Debian
 # packages, configures and builds a Release build in build/, and runs the main
-# job (build/examples/seed_examples). Safe to run again: it only redoes what
-# changed.
+# job (build/examples/seed_examples, then `build/tools/sqdiff ir` on each model in
+# examples/ir/). Safe to run again: it only redoes what changed.
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,3 +31,17 @@ run cmake --build build --parallel "$jobs"
 
 echo "== setup: main job"
 run build/examples/seed_examples
+
+# The OpenVINO IR examples (docs/ir.md): the shape check of each model, then a
+# run with deterministic random inputs, writing build/ir-out/<model>/*.npy.
+echo "== setup: main job: sqdiff ir on examples/ir/"
+models=(examples/ir/*.xml)
+for model in "${models[@]}"; do
+  run build/tools/sqdiff ir "$model"
+done
+for model in "${models[@]}"; do
+  name="$(basename "$model" .xml)"
+  run build/tools/sqdiff ir "$model" --random 1 -o "build/ir-out/$name"
+done
+echo "== setup: main job passed: seed_examples checks, and ${#models[@]} IR models checked and run" \
+     "(outputs in build/ir-out/)"
