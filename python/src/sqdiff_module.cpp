@@ -1,0 +1,464 @@
+// The compiled part of the NumPy binding: sqdiff._sqdiff.
+//
+// It turns NumPy arrays into sqdiff views (NumPy's byte strides divided by the
+// item size), checks what only Python knows (dtypes, the out= array's
+// writability, argument types), releases the GIL and calls the library. The
+// public functions, their signatures and their docstrings live in
+// sqdiff/__init__.py, which calls into this module.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <bit>
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "sqdiff/sqdiff.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+using sqdiff::DType;
+using sqdiff::Shape;
+
+// Python objects looked up once, when the module is imported, and kept for the
+// life of the process (never released, so nothing is freed after the
+// interpreter has shut down).
+PyObject* g_error = nullptr;         // sqdiff.Error
+PyObject* g_asarray = nullptr;       // numpy.asarray
+PyObject* g_empty = nullptr;         // numpy.empty
+PyObject* g_copyto = nullptr;        // numpy.copyto
+PyObject* g_broadcast_to = nullptr;  // numpy.broadcast_to
+
+enum class Op { subtract, squared_difference };
+
+std::string_view op_name(Op op) { return op == Op::subtract ? "subtract" : "squared_difference"; }
+
+[[noreturn]] void fail(std::string_view op, const std::string& reason) {
+  throw sqdiff::Error(std::string(op) + ": " + reason);
+}
+
+[[noreturn]] void type_error(const std::string& message) {
+  PyErr_SetString(PyExc_TypeError, message.c_str());
+  throw py::error_already_set();
+}
+
+std::string repr_of(py::handle object) { return py::repr(object).cast<std::string>(); }
+
+std::string type_name(py::handle object) {
+  return py::str(py::type::handle_of(object).attr("__name__")).cast<std::string>();
+}
+
+constexpr const char* kSupported =
+    "supported: float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, "
+    "uint64, and bfloat16 as uint16 bits with dtype=\"bfloat16\"";
+
+// NumPy's name of a dtype: "float32", "bool", ">f4", "<U3", "datetime64[ns]".
+std::string numpy_name(const py::dtype& dtype) {
+  return py::str(static_cast<py::handle>(dtype)).cast<std::string>();
+}
+
+// The sqdiff type of a NumPy dtype (in any byte order), or nothing. uint16
+// means bf16 when the caller asked for dtype="bfloat16".
+std::optional<DType> sqdiff_dtype(const py::dtype& dtype, bool bf16_bits) {
+  if (dtype.has_fields()) return std::nullopt;
+  const ssize_t size = dtype.itemsize();
+  switch (dtype.kind()) {
+    case 'f':
+      if (size == 2) return DType::f16;
+      if (size == 4) return DType::f32;
+      if (size == 8) return DType::f64;
+      return std::nullopt;
+    case 'i':
+      if (size == 1) return DType::i8;
+      if (size == 2) return DType::i16;
+      if (size == 4) return DType::i32;
+      if (size == 8) return DType::i64;
+      return std::nullopt;
+    case 'u':
+      if (size == 1) return DType::u8;
+      if (size == 2) return bf16_bits ? DType::bf16 : DType::u16;
+      if (size == 4) return DType::u32;
+      if (size == 8) return DType::u64;
+      return std::nullopt;
+    default: return std::nullopt;
+  }
+}
+
+// The NumPy dtype that stores a sqdiff type (uint16 for bf16's bits).
+py::dtype storage_dtype(DType dtype) {
+  switch (dtype) {
+    case DType::f16: return py::dtype("float16");
+    case DType::bf16: return py::dtype("uint16");
+    case DType::f32: return py::dtype("float32");
+    case DType::f64: return py::dtype("float64");
+    case DType::i8: return py::dtype("int8");
+    case DType::i16: return py::dtype("int16");
+    case DType::i32: return py::dtype("int32");
+    case DType::i64: return py::dtype("int64");
+    case DType::u8: return py::dtype("uint8");
+    case DType::u16: return py::dtype("uint16");
+    case DType::u32: return py::dtype("uint32");
+    case DType::u64: return py::dtype("uint64");
+  }
+  throw sqdiff::Error("invalid dtype");
+}
+
+// A Python integer (anything with __index__) as int64.
+int64_t to_int64(std::string_view op, const std::string& what, py::handle object) {
+  PyObject* index = PyNumber_Index(object.ptr());
+  if (index == nullptr) {
+    PyErr_Clear();
+    type_error(std::string(op) + ": " + what + " must be an int, not " + type_name(object));
+  }
+  const py::object owned = py::reinterpret_steal<py::object>(index);
+  int overflow = 0;
+  const long long value = PyLong_AsLongLongAndOverflow(owned.ptr(), &overflow);
+  if (overflow != 0) fail(op, what + " " + repr_of(owned) + " does not fit in int64");
+  if (value == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return static_cast<int64_t>(value);
+}
+
+sqdiff::Broadcast parse_broadcast(std::string_view op, py::handle broadcast, py::handle axis) {
+  sqdiff::Broadcast mode;
+  bool known = false;
+  if (py::isinstance<py::str>(broadcast)) {
+    const std::string name = broadcast.cast<std::string>();
+    known = true;
+    if (name == "numpy") {
+      mode.kind = sqdiff::BroadcastKind::numpy;
+    } else if (name == "none") {
+      mode.kind = sqdiff::BroadcastKind::none;
+    } else if (name == "pdpd") {
+      mode.kind = sqdiff::BroadcastKind::pdpd;
+    } else {
+      known = false;
+    }
+  }
+  if (!known) {
+    fail(op, "unknown broadcast mode " + repr_of(broadcast) + "; use 'numpy', 'none' or 'pdpd'");
+  }
+  mode.axis = to_int64(op, "axis", axis);
+  return mode;
+}
+
+int parse_threads(std::string_view op, py::handle threads) {
+  if (threads.is_none()) return 0;
+  const int64_t count = to_int64(op, "threads", threads);
+  if (count > INT_MAX || count < INT_MIN) {
+    fail(op,
+         "threads is " + std::to_string(count) + "; use None for the library default or a positive count");
+  }
+  return static_cast<int>(count);  // a negative count is the library's error
+}
+
+// What dtype= asks for: nothing (take the inputs' dtype), bf16, or one of the
+// eleven NumPy types (which the inputs must then already have).
+std::optional<DType> parse_dtype(std::string_view op, py::handle dtype) {
+  if (dtype.is_none()) return std::nullopt;
+  if (py::isinstance<py::str>(dtype)) {
+    const std::string name = dtype.cast<std::string>();
+    if (name == "bfloat16" || name == "bf16") return DType::bf16;
+  }
+  py::dtype numpy_dtype;  // an empty handle until converted
+  try {
+    numpy_dtype = py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype));
+  } catch (const py::error_already_set&) {
+    fail(op, "unknown dtype " + repr_of(dtype) + "; " + kSupported);
+  }
+  const std::optional<DType> result = sqdiff_dtype(numpy_dtype, false);
+  if (!result) fail(op, "unsupported dtype " + numpy_name(numpy_dtype) + "; " + kSupported);
+  return result;
+}
+
+bool is_native_byte_order(const py::dtype& dtype) {
+  const char order = dtype.byteorder();
+  constexpr char kNative = std::endian::native == std::endian::little ? '<' : '>';
+  return order == '=' || order == '|' || order == kNative;
+}
+
+// True when sqdiff can address the array's memory as it is: native byte order,
+// and every element aligned to the item size (so that NumPy's byte strides are
+// whole numbers of elements). Empty arrays are never read or written.
+bool is_addressable(const py::array& array) {
+  if (array.size() == 0) return true;
+  if (!is_native_byte_order(array.dtype())) return false;
+  const auto itemsize = static_cast<uintptr_t>(array.itemsize());
+  if (reinterpret_cast<uintptr_t>(array.data()) % itemsize != 0) return false;
+  for (py::ssize_t i = 0; i < array.ndim(); ++i) {
+    if (array.shape(i) > 1 && static_cast<uintptr_t>(array.strides(i)) % itemsize != 0) return false;
+  }
+  return true;
+}
+
+Shape shape_of(const py::array& array) { return Shape(array.shape(), array.shape() + array.ndim()); }
+
+py::tuple to_tuple(const Shape& shape) {
+  py::tuple tuple(shape.size());
+  for (std::size_t i = 0; i < shape.size(); ++i) tuple[i] = py::int_(shape[i]);
+  return tuple;
+}
+
+// NumPy's byte strides as element strides (the array must be addressable). A
+// dim of size 1 never moves (its stride may be anything in NumPy); an empty
+// array addresses nothing, so dense strides describe it as well as any.
+Shape element_strides(const py::array& array) {
+  if (array.size() == 0) return {};
+  const py::ssize_t itemsize = array.itemsize();
+  Shape strides(static_cast<std::size_t>(array.ndim()));
+  for (py::ssize_t i = 0; i < array.ndim(); ++i) {
+    strides[static_cast<std::size_t>(i)] = array.shape(i) > 1 ? array.strides(i) / itemsize : 0;
+  }
+  return strides;
+}
+
+// A copy in native byte order and aligned memory (same values, same type).
+// Dims of stride 0 (a broadcast view) are copied once and expanded again, so
+// that a small array broadcast to a huge shape stays small.
+py::array native_copy(const py::array& array) {
+  const py::object native = array.dtype().attr("newbyteorder")("=");
+  py::tuple index(static_cast<std::size_t>(array.ndim()));
+  bool expanded = false;
+  for (py::ssize_t i = 0; i < array.ndim(); ++i) {
+    const bool stretched = array.shape(i) > 1 && array.strides(i) == 0;
+    expanded = expanded || stretched;
+    PyObject* slice = stretched ? PySlice_New(py::int_(0).ptr(), py::int_(1).ptr(), nullptr)
+                                : PySlice_New(nullptr, nullptr, nullptr);
+    if (slice == nullptr) throw py::error_already_set();
+    index[static_cast<std::size_t>(i)] = py::reinterpret_steal<py::object>(slice);
+  }
+  const py::object compact = expanded ? array[index] : py::object(array);
+  py::array copy = compact.attr("astype")(native, py::arg("order") = "C");
+  if (!expanded) return copy;
+  PyObject* view =
+      PyObject_CallFunctionObjArgs(g_broadcast_to, copy.ptr(), to_tuple(shape_of(array)).ptr(), nullptr);
+  if (view == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::array>(view);
+}
+
+// An input: the array (which keeps the memory alive while the GIL is released)
+// and its view.
+struct Input {
+  py::array array;
+  sqdiff::ConstTensorView view;
+};
+
+// An ndarray as it is (no copy, no conversion); anything else (lists,
+// scalars, ndarray subclasses) through numpy.asarray, which never changes the
+// dtype of an array.
+py::array as_array(std::string_view op, const char* name, py::handle object) {
+  if (Py_TYPE(object.ptr()) == py::detail::npy_api::get().PyArray_Type_) {
+    return py::reinterpret_borrow<py::array>(object);
+  }
+  PyObject* converted = PyObject_CallOneArg(g_asarray, object.ptr());
+  if (converted == nullptr) {
+    py::error_already_set error;
+    // NumPy's ValueError for what is not an array (a ragged list): an invalid call.
+    if (error.matches(PyExc_ValueError)) {
+      fail(op, std::string(name) + " is not an array: " + py::str(error.value()).cast<std::string>());
+    }
+    throw error;
+  }
+  return py::reinterpret_steal<py::array>(converted);
+}
+
+Input make_input(std::string_view op, const char* name, py::handle object, std::optional<DType> requested) {
+  py::array array = as_array(op, name, object);
+  const py::dtype dtype = array.dtype();
+  const bool bf16 = requested == DType::bf16;
+  const std::optional<DType> found = sqdiff_dtype(dtype, bf16);
+  if (bf16 && found != DType::bf16) {
+    fail(op, std::string("dtype=\"bfloat16\" takes uint16 arrays of bfloat16 bits, but ") + name +
+                 " has dtype " + numpy_name(dtype));
+  }
+  if (!found)
+    fail(op, std::string("unsupported dtype of ") + name + ": " + numpy_name(dtype) + "; " + kSupported);
+  if (requested && found != requested) {
+    fail(op, std::string(name) + " has dtype " + numpy_name(dtype) + ", but dtype=" +
+                 numpy_name(storage_dtype(*requested)) + " was asked for (sqdiff never converts)");
+  }
+  // Memory sqdiff cannot address directly (unaligned, or in the other byte
+  // order) is copied; this is the only case where an input is copied.
+  if (!is_addressable(array)) array = native_copy(array);
+  sqdiff::ConstTensorView view{array.data(), *found, shape_of(array), element_strides(array)};
+  return {std::move(array), std::move(view)};
+}
+
+// Obtains the library's own message for inputs of two types (it checks the
+// types first, before anything is read or written).
+[[noreturn]] void fail_on_mixed_types(Op op, const Input& a, const Input& b) {
+  const sqdiff::TensorView nowhere{nullptr, a.view.dtype, {}, {}};
+  const sqdiff::ConstTensorView no_a{nullptr, a.view.dtype, {}, {}};
+  const sqdiff::ConstTensorView no_b{nullptr, b.view.dtype, {}, {}};
+  if (op == Op::subtract) {
+    sqdiff::subtract(no_a, no_b, nowhere);
+  } else {
+    sqdiff::squared_difference(no_a, no_b, nowhere);
+  }
+  fail(op_name(op), "input types differ");  // not reached: the library throws
+}
+
+// The broadcast shape, with the op's name in front of the library's message.
+Shape output_shape(std::string_view op, const Input& a, const Input& b, sqdiff::Broadcast mode) {
+  try {
+    return sqdiff::broadcast_shape(a.view.shape, b.view.shape, mode);
+  } catch (const sqdiff::Error& error) {
+    constexpr std::string_view kPrefix = "broadcast_shape: ";
+    std::string_view message = error.what();
+    if (message.starts_with(kPrefix)) message.remove_prefix(kPrefix.size());
+    fail(op, std::string(message));
+  }
+}
+
+py::object run(Op op, py::handle a_object, py::handle b_object, py::handle broadcast, py::handle axis,
+               py::handle out_object, py::handle threads, py::handle dtype) {
+  const std::string_view name = op_name(op);
+  sqdiff::Options options;
+  options.broadcast = parse_broadcast(name, broadcast, axis);
+  options.threads = parse_threads(name, threads);
+  const std::optional<DType> requested = parse_dtype(name, dtype);
+  const Input a = make_input(name, "a", a_object, requested);
+  const Input b = make_input(name, "b", b_object, requested);
+  if (a.view.dtype != b.view.dtype) fail_on_mixed_types(op, a, b);
+
+  std::optional<py::array> target;  // where the library writes
+  DType out_dtype = a.view.dtype;
+  bool copy_back = false;
+  if (out_object.is_none()) {
+    const Shape shape = output_shape(name, a, b, options.broadcast);
+    target.emplace(storage_dtype(a.view.dtype), shape);  // C-contiguous, 0-d for a 0-d result
+  } else {
+    if (!py::isinstance<py::array>(out_object)) {
+      type_error(std::string(name) + ": out must be a numpy.ndarray, not " + type_name(out_object));
+    }
+    const auto out = py::reinterpret_borrow<py::array>(out_object);
+    if (!out.writeable()) fail(name, "out is read-only");
+    const std::optional<DType> found = sqdiff_dtype(out.dtype(), requested == DType::bf16);
+    if (!found) {
+      fail(name, "unsupported dtype of out: " + numpy_name(out.dtype()) + "; " + kSupported);
+    }
+    out_dtype = *found;
+    if (is_addressable(out)) {
+      target = out;
+    } else {
+      // Unaligned or byte-swapped: compute into a temporary, then let NumPy
+      // copy the values over (shape and type are still the library's checks).
+      PyObject* temporary = PyObject_CallFunctionObjArgs(g_empty, to_tuple(shape_of(out)).ptr(),
+                                                         storage_dtype(*found).ptr(), nullptr);
+      if (temporary == nullptr) throw py::error_already_set();
+      target = py::reinterpret_steal<py::array>(temporary);
+      copy_back = true;
+    }
+  }
+
+  const sqdiff::TensorView out_view{target->mutable_data(), out_dtype, shape_of(*target),
+                                    element_strides(*target)};
+  {
+    // The arrays stay referenced (a, b, target, out_object); nothing touches
+    // Python objects until the GIL is back.
+    const py::gil_scoped_release release;
+    if (op == Op::subtract) {
+      sqdiff::subtract(a.view, b.view, out_view, options);
+    } else {
+      sqdiff::squared_difference(a.view, b.view, out_view, options);
+    }
+  }
+  if (copy_back) {
+    const py::object done = py::reinterpret_steal<py::object>(
+        PyObject_CallFunctionObjArgs(g_copyto, out_object.ptr(), target->ptr(), nullptr));
+    if (!done) throw py::error_already_set();
+  }
+  if (out_object.is_none()) return std::move(*target);
+  return py::reinterpret_borrow<py::object>(out_object);
+}
+
+// A shape: a sequence of ints, or one int for a 1-d shape.
+Shape to_shape(const char* what, py::handle object) {
+  const bool is_string = py::isinstance<py::str>(object) || py::isinstance<py::bytes>(object);
+  if (!is_string && py::isinstance<py::iterable>(object)) {
+    Shape shape;
+    for (const py::handle dim : object) {
+      shape.push_back(to_int64("broadcast_shape", std::string(what) + " dim", dim));
+    }
+    return shape;
+  }
+  if (!is_string && PyIndex_Check(object.ptr()) != 0) return {to_int64("broadcast_shape", what, object)};
+  type_error(std::string("broadcast_shape: ") + what + " must be a sequence of ints, not " +
+             type_name(object));
+}
+
+py::tuple broadcast_shape(py::handle a, py::handle b, py::handle broadcast, py::handle axis) {
+  const Shape shape_a = to_shape("shape_a", a);
+  const Shape shape_b = to_shape("shape_b", b);
+  const sqdiff::Broadcast mode = parse_broadcast("broadcast_shape", broadcast, axis);
+  return to_tuple(sqdiff::broadcast_shape(shape_a, shape_b, mode));
+}
+
+PyObject* numpy_function(const char* name) {
+  return py::object(py::module_::import("numpy").attr(name)).release().ptr();
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_sqdiff, m) {
+  m.doc() = "The compiled part of sqdiff's NumPy binding; use the sqdiff package instead.";
+
+  g_asarray = numpy_function("asarray");
+  g_empty = numpy_function("empty");
+  g_copyto = numpy_function("copyto");
+  g_broadcast_to = numpy_function("broadcast_to");
+
+  g_error = PyErr_NewExceptionWithDoc(
+      "sqdiff.Error",
+      "Raised for every invalid call: shapes that do not broadcast, mixed or unsupported dtypes,\n"
+      "an out= array of the wrong shape or dtype or read-only, an unknown broadcast mode or\n"
+      "dtype name, a negative thread count. A ValueError; the message is the library's and\n"
+      "names the operation, the shapes, the mode and what failed. Nothing has been written to\n"
+      "out when it is raised.",
+      PyExc_ValueError, nullptr);
+  if (g_error == nullptr) throw py::error_already_set();
+  m.add_object("Error", py::handle(g_error));
+  py::register_exception_translator([](std::exception_ptr error) {
+    try {
+      if (error) std::rethrow_exception(error);
+    } catch (const sqdiff::Error& e) {
+      PyErr_SetString(g_error, e.what());
+    }
+  });
+
+  m.attr("__version__") = sqdiff::kVersion;
+
+  m.def(
+      "subtract",
+      [](py::handle a, py::handle b, py::handle broadcast, py::handle axis, py::handle out,
+         py::handle threads,
+         py::handle dtype) { return run(Op::subtract, a, b, broadcast, axis, out, threads, dtype); },
+      py::arg("a"), py::arg("b"), py::arg("broadcast"), py::arg("axis"), py::arg("out"), py::arg("threads"),
+      py::arg("dtype"), "out = a - b; see sqdiff.subtract.");
+  m.def(
+      "squared_difference",
+      [](py::handle a, py::handle b, py::handle broadcast, py::handle axis, py::handle out,
+         py::handle threads, py::handle dtype) {
+        return run(Op::squared_difference, a, b, broadcast, axis, out, threads, dtype);
+      },
+      py::arg("a"), py::arg("b"), py::arg("broadcast"), py::arg("axis"), py::arg("out"), py::arg("threads"),
+      py::arg("dtype"), "out = (a - b)**2; see sqdiff.squared_difference.");
+  m.def("broadcast_shape", &broadcast_shape, py::arg("shape_a"), py::arg("shape_b"), py::arg("broadcast"),
+        py::arg("axis"), "See sqdiff.broadcast_shape.");
+  m.def("simd_target", &sqdiff::active_simd_target, "See sqdiff.simd_target.");
+  m.def(
+      "compiled_simd_targets",
+      [] {
+        py::list names;
+        for (const std::string& name : sqdiff::compiled_simd_targets()) names.append(name);
+        return names;
+      },
+      "See sqdiff.compiled_simd_targets.");
+}

@@ -1,0 +1,31 @@
+"""Shared set-up: the hypothesis profiles, and which sqdiff is under test."""
+
+import os
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+
+# "ci" (the default): derandomized, so every run draws the same examples, no
+# example database on disk, and bounded example counts (each test may lower
+# them further) so that the suite stays well under two minutes even in the
+# ASan build. "thorough": random seeds and 20x the examples, for hunting bugs
+# by hand: SQDIFF_HYPOTHESIS_PROFILE=thorough python3 -m pytest python/tests
+_COMMON = dict(
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile("ci", derandomize=True, max_examples=100, print_blob=False, **_COMMON)
+settings.register_profile("thorough", max_examples=2000, **_COMMON)
+settings.load_profile(os.environ.get("SQDIFF_HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_report_header(config):
+    import numpy
+    import sqdiff
+
+    return [
+        f"sqdiff {sqdiff.__version__} from {Path(sqdiff.__file__).parent}, SIMD target "
+        f"{sqdiff.simd_target()}; numpy {numpy.__version__}; hypothesis profile "
+        f"{settings._current_profile}",
+    ]

@@ -1,0 +1,55 @@
+"""The package's surface: signatures, help(), version, SIMD target."""
+
+import inspect
+import pydoc
+import re
+
+import numpy as np
+
+import sqdiff
+from support import source_dir
+
+
+def test_signatures():
+    for op in (sqdiff.squared_difference, sqdiff.subtract):
+        sig = inspect.signature(op)
+        assert str(sig) == "(a, b, *, broadcast='numpy', axis=-1, out=None, threads=None, dtype=None)"
+    assert str(inspect.signature(sqdiff.broadcast_shape)) == "(shape_a, shape_b, broadcast='numpy', axis=-1)"
+
+
+def test_help_reads_well():
+    text = pydoc.render_doc(sqdiff.squared_difference, renderer=pydoc.plaintext)
+    assert "squared_difference(a, b, *, broadcast='numpy', axis=-1, out=None, threads=None, dtype=None)" in text
+    for words in ["Parameters", "Returns", "Raises", "Examples", "bfloat16", "uint16", "sqdiff.Error",
+                  "in place", "GIL", "np.broadcast_to", "0-d array"]:
+        assert words in text, words
+    assert "Element-wise difference" in pydoc.render_doc(sqdiff.subtract, renderer=pydoc.plaintext)
+    module_help = pydoc.render_doc(sqdiff, renderer=pydoc.plaintext)
+    assert "squared_difference" in module_help and "bfloat16" in module_help
+
+
+def test_version_matches_the_library():
+    header = (source_dir() / "include" / "sqdiff" / "version.hpp").read_text()
+    parts = [re.search(rf"#define SQDIFF_VERSION_{p} (\d+)", header).group(1) for p in ("MAJOR", "MINOR", "PATCH")]
+    assert sqdiff.__version__ == ".".join(parts)
+
+
+def test_simd_target():
+    targets = sqdiff.compiled_simd_targets()
+    assert isinstance(targets, list) and targets and all(isinstance(t, str) for t in targets)
+    assert sqdiff.simd_target() in targets
+
+
+def test_all_is_complete():
+    public = {name for name in dir(sqdiff) if not name.startswith("_")} - {"annotations"}
+    assert public - {"np"} <= set(sqdiff.__all__) | {"Error"}
+    for name in sqdiff.__all__:
+        assert hasattr(sqdiff, name)
+    assert not hasattr(sqdiff, "np")  # numpy is imported privately
+
+
+def test_result_is_a_fresh_c_contiguous_array():
+    a = np.arange(12, dtype=np.float64).reshape(3, 4).T
+    got = sqdiff.subtract(a, a)
+    assert got.flags.c_contiguous and got.flags.owndata and got.flags.writeable
+    assert not np.shares_memory(got, a)

@@ -1,0 +1,30 @@
+"""The examples in the docstrings and in docs/python.md run as written."""
+
+import doctest
+
+import sqdiff
+from support import source_dir
+
+FLAGS = doctest.NORMALIZE_WHITESPACE
+
+
+def test_docstring_examples():
+    result = doctest.testmod(sqdiff, optionflags=FLAGS, verbose=False)
+    assert result.attempted >= 40, result  # every public function has examples
+    assert result.failed == 0, result
+
+
+def test_docs_python_md_examples():
+    path = source_dir() / "docs" / "python.md"
+    assert path.is_file(), path
+    result = doctest.testfile(str(path), module_relative=False, optionflags=FLAGS, verbose=False)
+    assert result.attempted >= 20, result
+    assert result.failed == 0, result
+
+
+def test_every_public_function_has_a_docstring_with_examples():
+    for name in sqdiff.__all__:
+        obj = getattr(sqdiff, name)
+        if callable(obj) and name != "Error":
+            assert obj.__doc__ and ">>> " in obj.__doc__, name
+    assert ">>> " in sqdiff.__doc__
