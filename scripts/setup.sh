@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # First command on a fresh Debian 12 machine: installs the missing Debian
-# packages, configures and builds a Release build in build/, and runs the main
+# packages, configures and builds a Release build in build/, installs the Python
+# module for /usr/bin/python3, and runs the main
 # job (build/examples/seed_examples, then `build/tools/sqdiff ir` on each model in
 # examples/ir/). Safe to run again: it only redoes what changed.
 set -euo pipefail
@@ -28,6 +29,16 @@ fi
 echo "== setup: configure and build (Release, build/)"
 run cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
 run cmake --build build --parallel "$jobs"
+
+# The NumPy binding, for Debian's /usr/bin/python3 (docs/python.md): installed
+# into /usr/local's site directory, then imported from outside the tree.
+echo "== setup: install the Python module"
+as_root=()
+if [[ "$(id -u)" -ne 0 ]]; then
+  as_root=(sudo)
+fi
+run "${as_root[@]}" cmake --install build --component python
+run env -C / /usr/bin/python3 -c 'import sqdiff; print("import sqdiff:", sqdiff.__version__, sqdiff.simd_target())'
 
 echo "== setup: main job"
 run build/examples/seed_examples

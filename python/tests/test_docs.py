@@ -1,4 +1,4 @@
-"""The examples in the docstrings and in docs/python.md run as written."""
+"""The examples in the docstrings, docs/python.md and README.md run as written."""
 
 import doctest
 
@@ -19,6 +19,13 @@ def test_docs_python_md_examples():
     assert path.is_file(), path
     result = doctest.testfile(str(path), module_relative=False, optionflags=FLAGS, verbose=False)
     assert result.attempted >= 20, result
+    assert result.failed == 0, result
+
+
+def test_readme_python_examples():
+    path = source_dir() / "README.md"
+    result = doctest.testfile(str(path), module_relative=False, optionflags=FLAGS, verbose=False)
+    assert result.attempted >= 4, result
     assert result.failed == 0, result
 
 
