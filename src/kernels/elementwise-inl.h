@@ -62,70 +62,70 @@ HWY_INLINE void StreamHalves(DH dh, hn::Vec<DH> v, hn::TFromD<DH>* aligned) {
   }
 }
 
-struct Float16Codec {
+// The exact conversions of half-precision storage (half_convert-inl.h) and the
+// scalar type whose widening is bit-identical to them (NaN quieting included).
+struct Float16Conversions {
   using Storage = hwy::float16_t;
-  using Compute = float;
-  // Bit-identical to WidenF16, NaN quieting included (both follow F16C).
-  static HWY_INLINE Compute Widen(Storage value) {
-    uint16_t bits;
-    std::memcpy(&bits, &value, sizeof(bits));
-    return static_cast<float>(sqdiff::float16::from_bits(bits));
+  using Scalar = sqdiff::float16;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Widen(D d, hn::Vec<hn::Rebind<Storage, D>> half) {
+    return WidenF16(d, half);
   }
   template <class D>
-  static HWY_INLINE hn::Vec<D> LoadFirst(D d, const Storage* p, size_t count) {
-    const hn::Rebind<Storage, D> dh;
-    return WidenF16(d, hn::MaskedLoad(hn::FirstN(dh, count), dh, p));
-  }
-  template <class D>
-  static HWY_INLINE void StoreFirst(D d, hn::Vec<D> v, Storage* p, size_t count) {
-    const hn::Rebind<Storage, D> dh;
-    hn::BlendedStore(NarrowF16(d, v), hn::FirstN(dh, count), dh, p);
-  }
-  template <class D>
-  static HWY_INLINE hn::Vec<D> Load(D d, const Storage* p) {
-    return WidenF16(d, hn::LoadU(hn::Rebind<Storage, D>(), p));
-  }
-  template <class D>
-  static HWY_INLINE void Store(D d, hn::Vec<D> v, Storage* p) {
-    hn::StoreU(NarrowF16(d, v), hn::Rebind<Storage, D>(), p);
-  }
-  template <class D>
-  static HWY_INLINE void Stream(D d, hn::Vec<D> v, Storage* aligned) {
-    StreamHalves(hn::Rebind<Storage, D>(), NarrowF16(d, v), aligned);
+  static HWY_INLINE hn::Vec<hn::Rebind<Storage, D>> Narrow(D d, hn::Vec<D> v) {
+    return NarrowF16(d, v);
   }
 };
 
-struct BFloat16Codec {
+struct BFloat16Conversions {
   using Storage = hwy::bfloat16_t;
+  using Scalar = sqdiff::bfloat16;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Widen(D d, hn::Vec<hn::Rebind<Storage, D>> half) {
+    return WidenBF16(d, half);
+  }
+  template <class D>
+  static HWY_INLINE hn::Vec<hn::Rebind<Storage, D>> Narrow(D d, hn::Vec<D> v) {
+    return NarrowBF16(d, v);
+  }
+};
+
+// f16 and bf16 compute in f32: widened exactly on load, rounded once on store.
+template <class Conversions>
+struct HalfCodec {
+  using Storage = typename Conversions::Storage;
   using Compute = float;
   static HWY_INLINE Compute Widen(Storage value) {
     uint16_t bits;
     std::memcpy(&bits, &value, sizeof(bits));
-    return static_cast<float>(sqdiff::bfloat16::from_bits(bits));
+    return static_cast<float>(Conversions::Scalar::from_bits(bits));
+  }
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Load(D d, const Storage* p) {
+    return Conversions::Widen(d, hn::LoadU(hn::Rebind<Storage, D>(), p));
   }
   template <class D>
   static HWY_INLINE hn::Vec<D> LoadFirst(D d, const Storage* p, size_t count) {
     const hn::Rebind<Storage, D> dh;
-    return WidenBF16(d, hn::MaskedLoad(hn::FirstN(dh, count), dh, p));
+    return Conversions::Widen(d, hn::MaskedLoad(hn::FirstN(dh, count), dh, p));
+  }
+  template <class D>
+  static HWY_INLINE void Store(D d, hn::Vec<D> v, Storage* p) {
+    hn::StoreU(Conversions::Narrow(d, v), hn::Rebind<Storage, D>(), p);
   }
   template <class D>
   static HWY_INLINE void StoreFirst(D d, hn::Vec<D> v, Storage* p, size_t count) {
     const hn::Rebind<Storage, D> dh;
-    hn::BlendedStore(NarrowBF16(d, v), hn::FirstN(dh, count), dh, p);
-  }
-  template <class D>
-  static HWY_INLINE hn::Vec<D> Load(D d, const Storage* p) {
-    return WidenBF16(d, hn::LoadU(hn::Rebind<Storage, D>(), p));
-  }
-  template <class D>
-  static HWY_INLINE void Store(D d, hn::Vec<D> v, Storage* p) {
-    hn::StoreU(NarrowBF16(d, v), hn::Rebind<Storage, D>(), p);
+    hn::BlendedStore(Conversions::Narrow(d, v), hn::FirstN(dh, count), dh, p);
   }
   template <class D>
   static HWY_INLINE void Stream(D d, hn::Vec<D> v, Storage* aligned) {
-    StreamHalves(hn::Rebind<Storage, D>(), NarrowBF16(d, v), aligned);
+    StreamHalves(hn::Rebind<Storage, D>(), Conversions::Narrow(d, v), aligned);
   }
 };
+
+using Float16Codec = HalfCodec<Float16Conversions>;
+using BFloat16Codec = HalfCodec<BFloat16Conversions>;
 
 // ---- Ops ----------------------------------------------------------------------
 

@@ -177,7 +177,7 @@ class Checker {
       if (check.inferred && !same_shape(out.shape, *check.inferred)) {
         problems.push_back(at(layer, out.line) + "output port " + std::to_string(out.id) + " declares " +
                            format_partial_shape(out.shape) + " but the inputs give " +
-                           format_partial_shape(*check.inferred) + " (" + format_broadcast(check.mode) + ")");
+                           format_partial_shape(*check.inferred) + " " + tools::format_broadcast(check.mode));
       }
       if (check.inferred) report_.shapes[i][0] = *check.inferred;
       // The output's element type is the inputs' type; a declared precision must agree.
@@ -232,18 +232,6 @@ sqdiff::Broadcast broadcast_of(const Model& model, const Layer& layer) {
   return mode;
 }
 
-std::string format_broadcast(const sqdiff::Broadcast& mode) {
-  switch (mode.kind) {
-    case sqdiff::BroadcastKind::none:
-      return "none";
-    case sqdiff::BroadcastKind::numpy:
-      return "numpy";
-    case sqdiff::BroadcastKind::pdpd:
-      return "pdpd, axis " + std::to_string(mode.axis);
-  }
-  return "unknown";
-}
-
 std::size_t ShapeReport::problem_count() const {
   std::size_t n = other_problems.size();
   for (const OpCheck& op : ops) n += op.problems.size();
@@ -255,8 +243,8 @@ ShapeReport check_shapes(const Model& model) { return Checker(model).run(); }
 std::string format_op_check(const Model& model, const OpCheck& check) {
   const Layer& layer = model.layers[check.layer];
   std::string line = "layer " + std::to_string(layer.id) + " " + in_quotes(layer.name) + " " + layer.type + ": " +
-                     format_partial_shape(check.a) + " with " + format_partial_shape(check.b) + " (" +
-                     (check.mode_known ? format_broadcast(check.mode) : std::string("unknown mode")) + ") -> ";
+                     format_partial_shape(check.a) + " with " + format_partial_shape(check.b) + " " +
+                     (check.mode_known ? tools::format_broadcast(check.mode) : std::string("(unknown mode)")) + " -> ";
   if (!check.inferred) return line + "error";
   line += format_partial_shape(*check.inferred);
   if (check.ok()) return line + " ok";

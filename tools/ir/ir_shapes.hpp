@@ -23,8 +23,6 @@ bool is_elementwise_op(const Layer& layer);
 // other mode ("explicit" included) or a malformed axis.
 sqdiff::Broadcast broadcast_of(const Model& model, const Layer& layer);
 
-// "numpy", "none", "pdpd, axis 1".
-std::string format_broadcast(const sqdiff::Broadcast& mode);
 
 // The check of one SquaredDifference or Subtract layer.
 struct OpCheck {
