@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Builds the benchmark (Release, build-bench/), runs it, and regenerates
+# docs/PERFORMANCE.md from the run (see that page for the method).
+#
+#   scripts/bench.sh                 full run (about 0.6 s of measuring per benchmark, a few minutes)
+#   scripts/bench.sh --quick         shorter budget per benchmark, more scatter
+#   scripts/bench.sh --filter REGEX  only the matching benchmarks; results and table go to
+#                                    build-bench/bench-filtered.{json,md}, docs/ is left alone
+#   scripts/bench.sh ... -- ARGS     extra arguments for sqdiff_bench (Google Benchmark's, and
+#                                    --sqdiff_budget=S, --sqdiff_min_rounds=N, --sqdiff_samples=N)
+#
+# The raw results of a full or quick run are kept in build-bench/bench-results.json.
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo_root"
+
+mode=full
+budget=0.6
+min_rounds=5
+filter=""
+extra=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --quick) mode=quick; budget=0.2; min_rounds=3; shift ;;
+    --filter) filter="$2"; shift 2 ;;
+    --filter=*) filter="${1#--filter=}"; shift ;;
+    --) shift; extra=("$@"); break ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) echo "bench.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+build_dir=build-bench
+results="$build_dir/bench-results.json"
+output=docs/PERFORMANCE.md
+if [[ -n "$filter" ]]; then
+  results="$build_dir/bench-filtered.json"
+  output="$build_dir/bench-filtered.md"
+fi
+
+run() {
+  printf '+ %s\n' "$*"
+  "$@"
+}
+
+generator=()
+if [[ ! -f "$build_dir/CMakeCache.txt" ]] && command -v ninja >/dev/null 2>&1; then
+  generator=(-G Ninja)
+fi
+# Only the library and the benchmark: tests, examples, tools and the Python
+# binding are built elsewhere.
+run cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DSQDIFF_BUILD_BENCH=ON \
+  -DSQDIFF_BUILD_TESTS=OFF -DSQDIFF_BUILD_EXAMPLES=OFF -DSQDIFF_BUILD_TOOLS=OFF -DSQDIFF_BUILD_PYTHON=OFF
+run cmake --build "$build_dir" --parallel 2 --target sqdiff_bench
+
+command_text="scripts/bench.sh"
+[[ "$mode" == quick ]] && command_text+=" --quick"
+[[ -n "$filter" ]] && command_text+=" --filter '$filter'"
+git_rev="$(git describe --always --dirty 2>/dev/null || echo unknown)"
+
+bench_args=(
+  --benchmark_out="$results" --benchmark_out_format=json
+  --sqdiff_budget="$budget" --sqdiff_min_rounds="$min_rounds"
+  --sqdiff_note=mode="$mode" --sqdiff_note=command="$command_text" --sqdiff_note=git="$git_rev"
+)
+if [[ -n "$filter" ]]; then
+  bench_args+=(--benchmark_filter="$filter" --sqdiff_note=filter="$filter")
+fi
+start=$SECONDS
+run "$build_dir/bench/sqdiff_bench" "${bench_args[@]}" "${extra[@]}"
+echo "bench.sh: benchmark run took $((SECONDS - start)) s"
+
+run /usr/bin/python3 scripts/perf_table.py "$results" --output "$output"
+echo "bench.sh: wrote $output (raw results: $results)"

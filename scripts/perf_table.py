@@ -1,0 +1,483 @@
+#!/usr/bin/python3
+"""Turns sqdiff_bench's JSON output into docs/PERFORMANCE.md.
+
+Usage: /usr/bin/python3 scripts/perf_table.py RESULTS.json [--output FILE]
+
+Standard library only. The machine, compiler and run settings come from the
+JSON context that sqdiff_bench records, so the document can be regenerated
+from a saved JSON file on any machine. scripts/bench.sh runs this after every
+benchmark run.
+"""
+
+import argparse
+import json
+import re
+import statistics
+import sys
+
+# The issue's targets (issue 3, "Targets"), by benchmark name. Each entry:
+# (title, regex over the benchmark name, kind, value). kind "ratio": r_bound >=
+# value; kind "ns": median time per call < value.
+TARGETS = [
+    ("64M-element f32, same shape, out-of-place: >= 0.95 of the bound",
+     r"^same/sqdiff/f32/64M/out/", "ratio", 0.95),
+    ("64M-element f32, same shape, in-place: >= 0.95 of the bound",
+     r"^same/sqdiff/f32/64M/inplace/", "ratio", 0.95),
+    ("Per-channel, row, column, scalar, both-sided broadcasts, 8M+ outputs: >= 0.90",
+     r"^bcast/(per_channel|per_channel_sv|row|column|scalar|both_sided)/", "ratio", 0.90),
+    ("f16 and bf16 at 16M elements: >= 0.90",
+     r"^same/sqdiff/(f16|bf16)/16M/", "ratio", 0.90),
+    ("4K elements in L1 (1 thread): >= 0.90 of the plain add loop",
+     r"^same/sqdiff/[a-z0-9]+/4K/.*/t1$", "ratio", 0.90),
+    ("The specs' [8,1,6,1] with [7,1,5]: < 100 ns per call",
+     r"^small/spec_example/", "ns", 100.0),
+]
+
+LOOP_NAMES = {
+    "add": "add",
+    "add_nt": "add, streaming",
+    "add_inplace": "add in place",
+    "copy": "copy",
+    "copy_nt": "copy, streaming",
+    "fill": "fill",
+    "fill_nt": "fill, streaming",
+}
+
+BUSY_LOAD = 2.5  # 1-minute load average above which a row is flagged (2 cores)
+
+METHOD = """\
+## Method
+
+**What is compared.** Every benchmark runs, in one body, four contenders on the same buffers:
+sqdiff through its public API (`sqdiff::squared_difference` unless the name says `subtract`), two
+*bound loops* that move the same bytes (one with ordinary stores, one with streaming stores), and
+Eigen computing the same thing. They take turns, round after round. A *sample* is a batch of
+back-to-back calls lasting about 200 µs (one call when a call is longer). In each round every
+contender is sampled three times, interleaved (sqdiff, loops, Eigen, sqdiff, ...), and keeps its
+best sample: other processes on the two cores only ever add time, so the best of three filters a
+preempted sample out. Every ratio is then computed per round, from samples taken milliseconds
+apart, and the table shows the median over the rounds (at least 5, more while the budget of
+0.6 s per benchmark lasts, at most 201). The shared machine drifts by up to 2x over minutes but
+hardly within a round, so the ratios hold where the absolute times do not; the times and GB/s are
+medians too, but only comparable within one run.
+
+**Bytes moved** (the GB/s column) counts what the op must move, not what the hardware does: the
+output once, plus each input element once. Same shape: 3 x n x element size, in place too (the
+line written back is the line just read). Broadcasts: output + every element of each input once;
+a small input that stays in cache is counted once however often it is re-read; a strided view
+counts every line it spans (stride 2 reads twice the bytes of its elements).
+
+**The bound** of a case is the fastest of its two bound loops in the same round, scaled to the
+case's bytes: `bound time = loop time x case bytes / loop bytes`. The loop family follows what the
+case reads:
+- *add* `c = a + b` (two large inputs; same shape, reversed and strided views). In place, the plain
+  loop is in place too (`a = max(a, b)`, which leaves the data unchanged), since that is the
+  cheapest way to move those bytes.
+- *copy* `c = a` (one large input and a small one: per-channel, row, column, scalar).
+- *fill* `c = constant` (both inputs small, only the output is large: both-sided, tiny inner dims).
+
+Each family runs with ordinary stores (write-allocate: each store first reads its line) and with
+streaming stores (`_mm512_stream_si512` on an aligned body, then `sfence`); the streaming loop
+writes to a spare buffer, so that the lines it evicts are not the case's output. Above the caches
+the streaming loop wins; inside them the plain loop does, so "ratio to the bound" is the ratio to
+the streaming-store loop for large arrays and to the plain loop over the same data for small ones
+(the issue's "4K in L1" bound; 4K f32 elements in three arrays are 48 KiB, more than the 32 KiB
+L1d, so that case runs from L1 and L2; 4K f16/bf16 fit in L1). The loops are byte loops (32-bit
+integer lanes): an f16 case of n elements is bounded by the add loop over the same 2n bytes per
+buffer. In L1 the limit is the load and store ports, not the arithmetic, so the lane type does not
+matter; integer lanes also rule out denormal or NaN slow-downs whatever bits the buffers hold.
+
+**Threads.** With 2 threads the bound loops split the range in two halves over the caller and one
+worker thread that is started once and kept alive; before the clock starts the worker is woken
+(spinning) and pinned to a CPU other than the caller's, and after the clock stops it is parked
+(asleep), so thread start-up and wake-up are never timed and the two halves really run side by
+side. With more than one thread, every contender (sqdiff, Eigen and the bound loops alike) starts
+each sample with 10 ms of untimed calls: the pool is awake, the scheduler has had a tick or two to
+spread its threads, and each thread's share of the data sits in its own core's cache, as it would
+in a loop of calls. Each sample ends by waiting until no other thread of the process is running
+or runnable, so that a pool that keeps spinning after a call cannot steal a core from the next
+contender. The CPU time those threads burnt after returning is reported as `spin_after_ms`, and
+the first, cold call of each sample as `cold_call_ns`. sqdiff is called with `Options::threads` =
+1 or 2 (0, the library default, for the `t0` row). On a loaded 2-core machine the 2-thread figures
+are still the least reliable ones: see the load column and the notes above.
+
+**Eigen** 3.4 (Debian's header-only package) is the peer: same shape, 1 thread, `(a - b).square()`
+on `Eigen::Map`'d arrays; 2 threads and every broadcast, the Tensor module (`TensorMap`,
+`.broadcast()`, `.reverse()`, `.stride()`) on a `ThreadPoolDevice` with 2 threads or the default
+device. f16 and bf16 use `Eigen::half` and `Eigen::bfloat16` (which round `a - b` to the half type
+before squaring: less careful than sqdiff, not slower for it). "vs Eigen" is Eigen's time over
+sqdiff's (above 1: sqdiff is faster); "Eigen / bound" is Eigen's own fraction of the bound.
+Eigen's f16 is skipped at 64M elements: `Eigen::half` arithmetic runs some 40x slower than sqdiff
+here (see the 4M and 16M rows), and one call at 64M takes over a second.
+
+**Build.** The library is built as the project builds it (Release, Highway picks the SIMD target at
+run time). The benchmark program, which holds the bound loops and the Eigen code, is compiled with
+`-O3 -march=native`: the bound loops use the widest vectors and streaming stores the CPU has, and
+Eigen, which picks its SIMD at compile time, gets AVX-512 too. A bound or a peer held back by
+portable flags would flatter sqdiff. Buffers are 2 MiB-aligned, touched before any timing, and
+advised to use transparent huge pages (as NumPy does for large arrays). Google Benchmark only
+hosts the run here (one iteration per benchmark, with the time set by the harness), so its
+"Library was built as DEBUG" warning about Debian's package does not affect the figures.
+"""
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("results", help="JSON written by sqdiff_bench --benchmark_out=FILE")
+    parser.add_argument("--output", "-o", default="-", help="markdown file to write (default: stdout)")
+    return parser.parse_args()
+
+
+def clean_name(name):
+    return re.sub(r"(/iterations:\d+)?(/manual_time)?(/real_time)?$", "", name)
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    rows = []
+    by_name = {}
+    for b in data.get("benchmarks", []):
+        if b.get("error_occurred"):
+            rows.append({"name": clean_name(b["name"]), "error": b.get("error_message", "error")})
+            continue
+        # With --benchmark_repetitions, keep the median aggregate.
+        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+            continue
+        name = clean_name(b.get("run_name", b["name"]))
+        row = dict(b)
+        row["name"] = name
+        label = {}
+        for item in b.get("label", "").split():
+            if "=" in item:
+                key, value = item.split("=", 1)
+                label[key] = value
+        row["labels"] = label
+        if b.get("run_type") == "aggregate" or name not in by_name:
+            by_name[name] = row
+    rows.extend(by_name.values())
+    return data.get("context", {}), rows
+
+
+UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def time_ns(row):
+    return row["real_time"] * UNIT_NS.get(row.get("time_unit", "ns"), 1.0)
+
+
+def fmt_time(ns):
+    if ns < 1e3:
+        return f"{ns:.0f} ns"
+    if ns < 1e6:
+        return f"{ns / 1e3:.1f} µs"
+    if ns < 1e9:
+        return f"{ns / 1e6:.2f} ms"
+    return f"{ns / 1e9:.2f} s"
+
+
+def fmt_size(n):
+    n = int(n)
+    for unit, div in (("M", 1 << 20), ("K", 1 << 10)):
+        if n >= div and n % div == 0:
+            return f"{n // div}{unit}"
+    return str(n)
+
+
+def fmt_ratio(x, digits=2):
+    if x is None:
+        return "—"
+    return f"{x:.{digits}f}"
+
+
+def target_of(name):
+    for title, pattern, kind, value in TARGETS:
+        if re.search(pattern, name):
+            return title, kind, value
+    return None
+
+
+def met(row, target):
+    if target is None:
+        return None
+    _, kind, value = target
+    if kind == "ratio":
+        r = row.get("r_bound")
+        return None if r is None else r >= value
+    return time_ns(row) < value
+
+
+def target_text(target):
+    if target is None:
+        return "—"
+    _, kind, value = target
+    return f"≥ {value:.2f}" if kind == "ratio" else f"< {value:.0f} ns"
+
+
+SUSPECT_RATIO = 1.05  # sqdiff "faster than the bound": noise, not a figure to claim
+
+
+def suspect(row):
+    r = row.get("r_bound")
+    return r is not None and r > SUSPECT_RATIO
+
+
+def met_text(m, row=None):
+    if m is None:
+        return "—"
+    if m and row is not None and suspect(row):
+        return "yes?"
+    return "**yes**" if m else "no"
+
+
+def describe_case(name):
+    """(group, case, detail) from a benchmark name."""
+    parts = name.split("/")
+    if parts[0] == "same":
+        op, dtype, size, place, threads = parts[1:6]
+        op_name = "squared_difference" if op == "sqdiff" else op
+        return "same", f"{op_name} {dtype} {'in place' if place == 'inplace' else 'out of place'}", threads
+    if parts[0] == "bcast":
+        kind, shapes, threads = parts[1:4]
+        a, b = shapes.split("-", 1)
+        show = lambda s: "[]" if s == "scalar" else "[" + s.replace("x", ",") + "]"  # noqa: E731
+        return "bcast", f"{kind} `{show(a)}` with `{show(b)}`", threads
+    if parts[0] == "small":
+        kind, shapes, threads = parts[1:4]
+        a, b = shapes.split("-", 1)
+        return "small", f"{kind} `[{a.replace('x', ',')}]` with `[{b.replace('x', ',')}]`", threads
+    return "other", name, ""
+
+
+def short_case(row):
+    """A compact name for the targets table: "f32 out t1", "per_channel t2"."""
+    parts = row["name"].split("/")
+    threads = threads_text(row, parts[-1])
+    threads = "default threads" if threads == "default" else f"t{threads}"
+    if parts[0] == "same":
+        return f"{parts[2]} {'in place' if parts[4] == 'inplace' else 'out'} {threads}"
+    return f"{parts[1]} {threads}"
+
+
+def fmt_mem(text):
+    match = re.match(r"(\d+)\s*kB", text)
+    return f"{int(match.group(1)) / (1 << 20):.1f} GiB" if match else (text or "unknown")
+
+
+def threads_text(row, fallback):
+    t = row.get("threads")
+    if t is None:
+        return fallback.lstrip("t")
+    t = int(t)
+    return "default" if t == 0 else str(t)
+
+
+def table(rows, with_bound=True):
+    head = ["case", "size", "threads", "time", "GB/s"]
+    if with_bound:
+        head += ["ratio to bound (loop)", "Eigen / bound"]
+    head += ["vs Eigen", "target", "met", "load"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    for row in rows:
+        _, case, threads = describe_case(row["name"])
+        if "error" in row:
+            lines.append(f"| {case} | | | error: {row['error']} |" + " |" * (len(head) - 4))
+            continue
+        target = target_of(row["name"])
+        cells = [case, fmt_size(row.get("elements", 0)), threads_text(row, threads), fmt_time(time_ns(row)),
+                 fmt_ratio(row.get("GBps"), 1)]
+        if with_bound:
+            loop = LOOP_NAMES.get(row["labels"].get("bound", ""), row["labels"].get("bound", "?"))
+            r = row.get("r_bound")
+            cells += [f"{fmt_ratio(r)} ({loop})" if r is not None else "—", fmt_ratio(row.get("eigen_r_bound"))]
+        vs = row.get("vs_eigen")
+        cells += [f"{vs:.2f}x" if vs is not None else "—", target_text(target), met_text(met(row, target), row)]
+        load_avg = row.get("load1")
+        busy = load_avg is not None and load_avg > BUSY_LOAD
+        cells.append(("**" + f"{load_avg:.1f}" + "**") if busy else (f"{load_avg:.1f}" if load_avg is not None else "—"))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def sort_key(row):
+    dtype_order = {"f32": 0, "f16": 1, "bf16": 2, "i32": 3}
+    parts = row["name"].split("/")
+    if parts[0] == "same":
+        return (0 if parts[1] == "sqdiff" else 1, dtype_order.get(parts[2], 9), row.get("elements", 0),
+                0 if parts[4] == "out" else 1, parts[5])
+    return (0, 0, 0, "", row["name"])
+
+
+def machine_section(ctx):
+    caches = ", ".join(
+        f"L{c['level']} {c['type'].lower()} {fmt_size(c['size'])}B"
+        + (f" (shared by {c['num_sharing']})" if c.get("num_sharing", 0) > 1 else "")
+        for c in ctx.get("caches", []))
+    load_avg = ctx.get("load_avg")
+    load_text = ", ".join(f"{x:.2f}" for x in load_avg) if load_avg else "unknown"
+    items = [
+        ("CPU", f"{ctx.get('cpu_model', 'unknown')}, {ctx.get('num_cpus', '?')} cores, "
+                f"{ctx.get('mhz_per_cpu', '?')} MHz (as reported)"),
+        ("CPU features used", ctx.get("cpu_features", "unknown")),
+        ("Caches", caches or "unknown"),
+        ("Memory", fmt_mem(ctx.get("mem_total", ""))),
+        ("OS", f"{ctx.get('os', 'unknown')}, {ctx.get('kernel', '')}, transparent huge pages: {ctx.get('thp', '?')}"),
+        ("Load at start (1, 5, 15 min)", load_text),
+        ("Compiler", ctx.get("compiler", "unknown")),
+        ("sqdiff", f"{ctx.get('sqdiff_version', '?')}, {ctx.get('sqdiff_build_type', '?')} build, "
+                   f"SIMD target {ctx.get('sqdiff_simd_target', '?')}, commit {ctx.get('git', 'unknown')}"),
+        ("Benchmark program flags", f"`{ctx.get('bench_cxx_flags', 'unknown')}`"),
+        ("Peers and tools", f"Eigen {ctx.get('eigen_version', '?')}, Google Benchmark "
+                            f"{ctx.get('google_benchmark_version', '?')}"),
+        ("Date", ctx.get("date", "unknown")),
+        ("Settings", f"{ctx.get('mode', 'custom')} run: budget {float(ctx.get('sqdiff_budget_seconds', 0)):.2f} s "
+                     f"per benchmark, at least {ctx.get('sqdiff_min_rounds', '?')} rounds"
+                     + (f", filter `{ctx['filter']}`" if ctx.get("filter") else "")),
+    ]
+    return "\n".join(f"- **{k}:** {v}" for k, v in items)
+
+
+def targets_section(rows):
+    lines = ["| target | rows | figures (ratio to bound, or time per call) | met |", "|---|---|---|---|"]
+    for title, pattern, kind, value in TARGETS:
+        matching = [r for r in rows if "error" not in r and re.search(pattern, r["name"])]
+        if not matching:
+            lines.append(f"| {title} | not run | | — |")
+            continue
+        figures = []
+        met_count = 0
+        suspect_count = 0
+        for r in sorted(matching, key=lambda r: r["name"]):
+            figure = fmt_time(time_ns(r)) if kind == "ns" else fmt_ratio(r.get("r_bound"))
+            figures.append(f"{short_case(r)}: {figure}")
+            if met(r, (title, kind, value)):
+                met_count += 1
+                suspect_count += 1 if suspect(r) else 0
+        if met_count < len(matching):
+            verdict = f"no ({met_count} of {len(matching)})"
+        elif suspect_count:
+            verdict = f"unclear ({suspect_count} ratios above {SUSPECT_RATIO}: noise)"
+        else:
+            verdict = "**yes**"
+        lines.append(f"| {title} | {len(matching)} | {'; '.join(figures)} | {verdict} |")
+    return "\n".join(lines)
+
+
+def observations(rows):
+    notes = []
+    spins = [r["spin_after_ms"] for r in rows if r.get("spin_after_ms") is not None and r.get("threads", 1) != 1]
+    if spins:
+        med = statistics.median(spins)
+        notes.append(
+            f"- After a multi-threaded call, sqdiff's pool threads kept burning CPU for a median of "
+            f"{med:.1f} ms (max {max(spins):.1f} ms) before going to sleep (`spin_after_ms`). On a 2-core "
+            "machine that is a core taken from whatever runs next; the benchmark waits it out so it does not "
+            "distort the other contenders.")
+    eigen_spins = [r["eigen_spin_after_ms"] for r in rows if r.get("eigen_spin_after_ms") is not None]
+    if eigen_spins:
+        notes.append(f"- Eigen's pool, for comparison: median {statistics.median(eigen_spins):.1f} ms.")
+    busy = [r for r in rows if r.get("load1") is not None and r["load1"] > BUSY_LOAD]
+    if busy:
+        notes.append(
+            f"- {len(busy)} of {len(rows)} benchmarks ran while the 1-minute load average was above {BUSY_LOAD} "
+            "(bold in the load column): other jobs shared the 2 cores. Ratios of 1-thread cases mostly survive "
+            "that (both sides of a ratio are slowed alike); 2-thread cases suffer most, because a thread that "
+            "is descheduled stalls its partner at the join.")
+    above = [r for r in rows if r.get("r_bound") is not None and r["r_bound"] > 1.05]
+    if above:
+        notes.append(
+            "- Ratios above 1 (sqdiff faster than the bound loops in the same round): "
+            + ", ".join(f"`{r['name']}` {r['r_bound']:.2f}" for r in above)
+            + ". Either noise (a bound sample stalled in most rounds: see the load column), or a case where a "
+            "simple loop is not the fastest way to move those bytes; either way not a figure to claim.")
+    # 2-thread rows far slower than the same case on 1 thread, at about a
+    # multiple of the 4 ms scheduler tick: the join waited for a descheduled thread.
+    by_name = {r["name"]: r for r in rows if "error" not in r}
+    stalled = []
+    for r in rows:
+        if "error" in r or not r["name"].endswith("/t2"):
+            continue
+        one = by_name.get(r["name"][:-2] + "t1")
+        if one is not None and time_ns(r) > 3.5e6 and time_ns(r) > 5 * time_ns(one):
+            stalled.append(f"`{r['name']}` {fmt_time(time_ns(r))} (1 thread: {fmt_time(time_ns(one))})")
+    if stalled:
+        notes.append(
+            "- 2-thread calls that stalled: " + ", ".join(stalled) + ". Times near 4 or 8 ms are scheduler "
+            "ticks: when the other core is busy with another process, a pool thread woken from sleep is often "
+            "put on the caller's core, and a pool whose threads only spin (pthreadpool without "
+            "`PTHREADPOOL_FLAG_YIELD_WORKERS`) then waits a tick at the join. The bound loops' worker is pinned "
+            "to the other core and does not suffer this; Eigen's pool blocks instead of spinning. "
+            "`cold_call_ns` in the JSON is the first call after the pool slept.")
+    errors = [r for r in rows if "error" in r]
+    if errors:
+        notes.append(f"- {len(errors)} benchmarks failed: " + ", ".join(r["name"] for r in errors))
+    return "\n".join(notes) if notes else "- none"
+
+
+def main():
+    args = parse_args()
+    ctx, rows = load(args.results)
+    rows.sort(key=sort_key)
+    same = [r for r in rows if r["name"].startswith("same/")]
+    bcast = [r for r in rows if r["name"].startswith("bcast/")]
+    small = [r for r in rows if r["name"].startswith("small/")]
+    command = ctx.get("command", "scripts/bench.sh")
+
+    out = []
+    out.append("# Performance\n")
+    out.append("<!-- Generated by scripts/perf_table.py from sqdiff_bench's JSON output; do not edit by hand. "
+               "Regenerate with scripts/bench.sh. -->\n")
+    out.append("sqdiff against the memory-bandwidth bound of this machine and against Eigen, measured side by side "
+               "in one run. The figures that matter are the **ratios**: they are taken within one round of "
+               "interleaved samples, while absolute times on this shared machine drift by up to 2x over minutes. "
+               "The numbers change as the library gets faster; the command below regenerates this page.\n")
+    out.append(f"Command: `{command}` (full run; `scripts/bench.sh --quick` for a shorter one; "
+               "`scripts/bench.sh --filter REGEX` runs a subset into `build-bench/bench-filtered.md`).\n")
+    if ctx.get("mode") == "quick":
+        out.append("**This is a quick run** (short budget per benchmark, fewer rounds): expect more scatter than "
+                   "a full run.\n")
+    out.append("## Machine and build\n")
+    out.append(machine_section(ctx) + "\n")
+    out.append("## Targets (issue 3)\n")
+    out.append("Checked against every thread count measured; a target is met when every row it covers meets it. "
+               f"A ratio above {SUSPECT_RATIO} (sqdiff faster than the bound loops) is marked `yes?`: that is noise "
+               "or a bound loop that is not the fastest way to move those bytes, not a figure to claim.\n")
+    out.append(targets_section(rows) + "\n")
+    out.append("## Notes from this run\n")
+    out.append(observations(rows) + "\n")
+    if same:
+        out.append("## Same shape\n")
+        out.append("`a`, `b` and `out` of n elements; in place means `out` is `a`. Sizes: 4K is in L1/L2, 256K in "
+                   "L2/L3 (3 MiB of f32), 4M straddles the 32 MiB L3 (48 MiB of f32: partly cached, so the most "
+                   "sensitive to what ran just before), 16M and 64M are DRAM.\n")
+        out.append(table(same) + "\n")
+    if bcast:
+        out.append("## Broadcasts (f32)\n")
+        out.append(table(bcast) + "\n")
+    if small:
+        out.append("## Small calls (f32)\n")
+        out.append("Call overhead: the output has 1,680 elements. The views are built once, as a caller owning its "
+                   "tensors would; the time is the call.\n")
+        out.append(table(small, with_bound=False) + "\n")
+    out.append("Columns: *time* is sqdiff's median time per call; *GB/s* is bytes moved (defined below) over that "
+               "time; *ratio to bound* is bound time over sqdiff's time, median of per-round ratios (1.00 = at the "
+               "bound), with the loop that set the bound; *Eigen / bound* is the same for Eigen; *vs Eigen* is "
+               "Eigen's time over sqdiff's; *load* is the 1-minute load average when the benchmark finished.\n")
+    out.append(METHOD)
+    out.append("## Reading the raw output\n")
+    out.append("`build-bench/bench-results.json` (written by `scripts/bench.sh`) holds every counter: `r_bound`, "
+               "`r_<loop>` for each bound loop on its own, `bound_GBps`, `vs_eigen`, `eigen_r_bound`, "
+               "`eigen_ns`, `spin_after_ms`, `cold_call_ns`, `rounds`, `batch`, `load1`. "
+               "`build-bench/bench/sqdiff_bench --help` lists Google Benchmark's options; the bench adds "
+               "`--sqdiff_budget=SECONDS`, `--sqdiff_min_rounds=N` and `--sqdiff_samples=N` (samples per round).\n")
+
+    text = "\n".join(out)
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()
