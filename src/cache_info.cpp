@@ -27,8 +27,12 @@ std::size_t largest_sysfs_cache() {
 
 }  // namespace
 
+// The kernel's sysfs sizes first: glibc's sysconf decodes CPUID itself and can
+// be wrong under a hypervisor (on an AMD EPYC VM it reports a 320 MiB L3 where
+// the kernel says 32 MiB, which kept every output from streaming).
 std::size_t last_level_cache_bytes() {
   static const std::size_t bytes = [] {
+    if (const std::size_t from_kernel = largest_sysfs_cache(); from_kernel > 0) return from_kernel;
     long reported = 0;
 #ifdef _SC_LEVEL3_CACHE_SIZE
     reported = std::max(reported, sysconf(_SC_LEVEL3_CACHE_SIZE));
@@ -36,8 +40,7 @@ std::size_t last_level_cache_bytes() {
 #ifdef _SC_LEVEL2_CACHE_SIZE
     reported = std::max(reported, sysconf(_SC_LEVEL2_CACHE_SIZE));
 #endif
-    std::size_t largest = std::max(static_cast<std::size_t>(reported > 0 ? reported : 0), largest_sysfs_cache());
-    return largest > 0 ? largest : std::size_t{8} << 20;
+    return reported > 0 ? static_cast<std::size_t>(reported) : std::size_t{8} << 20;
   }();
   return bytes;
 }
