@@ -92,17 +92,20 @@ Plan make_plan(const BroadcastOperands& operands) {
     }
   }
 
-  if (merged >= 2) {
+  // The row kind; a repeated short row folds into its outer dim instead.
+  RowKind kind = merged >= 2 ? periodic_kind(dims[static_cast<std::size_t>(merged - 2)],
+                                             dims[static_cast<std::size_t>(merged - 1)])
+                             : RowKind::strided;
+  if (kind == RowKind::vp || kind == RowKind::pv) {
     const Dim& outer = dims[static_cast<std::size_t>(merged - 2)];
     const Dim& row = dims[static_cast<std::size_t>(merged - 1)];
-    const RowKind kind = periodic_kind(outer, row);
-    if (kind != RowKind::strided) {
-      plan.period = row.size;
-      // The repeating input stays on its row (stride 0); the others walk on.
-      dims[static_cast<std::size_t>(merged - 2)] =
-          Dim{outer.size * row.size, kind == RowKind::vp ? 1 : 0, kind == RowKind::pv ? 1 : 0, 1};
-      --merged;
-    }
+    plan.period = row.size;
+    // The repeating input stays on its row (stride 0); the others walk on.
+    dims[static_cast<std::size_t>(merged - 2)] =
+        Dim{outer.size * row.size, kind == RowKind::vp ? 1 : 0, kind == RowKind::pv ? 1 : 0, 1};
+    --merged;
+  } else {
+    kind = row_kind(dims[static_cast<std::size_t>(merged - 1)]);
   }
 
   plan.rank = merged;
@@ -114,8 +117,7 @@ Plan make_plan(const BroadcastOperands& operands) {
     plan.stride_b[k] = dim.b;
     plan.stride_out[k] = dim.out;
   }
-  plan.row_kind = plan.period != 0 ? (dims[static_cast<std::size_t>(merged - 1)].a == 1 ? RowKind::vp : RowKind::pv)
-                                   : row_kind(dims[static_cast<std::size_t>(merged - 1)]);
+  plan.row_kind = kind;
   return plan;
 }
 
