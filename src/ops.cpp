@@ -30,7 +30,8 @@ void run(detail::Op op, std::string_view name, const ConstTensorView& a, const C
   std::vector<std::byte> b_snapshot;
   if (call.a_needs_copy) snapshot(call.a, call.element_size, a_snapshot);
   if (call.b_needs_copy) snapshot(call.b, call.element_size, b_snapshot);
-  const detail::Plan plan = detail::make_plan(detail::align_operands(call, options.broadcast));
+  if (call.a_needs_copy || call.b_needs_copy) call.aligned = detail::align_operands(call, options.broadcast);
+  const detail::Plan plan = detail::make_plan(call.aligned);
   const detail::ExecutionPolicy policy =
       detail::choose_policy(plan, call.element_size, options.threads, call.output_aliases_input);
   const detail::ScopedIeeeDefaults ieee_defaults;

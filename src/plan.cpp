@@ -54,7 +54,7 @@ Plan make_plan(const BroadcastOperands& operands) {
   if (plan.element_count == 0) return plan;
 
   // Size-1 dims move nothing; at most 62 dims of size >= 2 fit in int64.
-  std::array<Dim, kMaxPlanRank> dims{};
+  std::array<Dim, kMaxPlanRank> dims;  // the first `rank` are set
   int rank = 0;
   for (std::size_t i = 0; i < operands.shape.size(); ++i) {
     if (operands.shape[i] == 1) continue;
@@ -77,9 +77,16 @@ Plan make_plan(const BroadcastOperands& operands) {
 
   // Outer dims first, by output stride, so the row is the output's densest dim
   // (a transposed output is then walked in memory order). Stable: ties keep
-  // the caller's order.
-  std::stable_sort(dims.begin(), dims.begin() + rank,
-                   [](const Dim& x, const Dim& y) { return x.out > y.out; });
+  // the caller's order. Insertion sort: a handful of dims, usually in order
+  // already, and std::stable_sort would allocate a buffer.
+  for (int i = 1; i < rank; ++i) {
+    const Dim dim = dims[static_cast<std::size_t>(i)];
+    int j = i;
+    for (; j > 0 && dims[static_cast<std::size_t>(j - 1)].out < dim.out; --j) {
+      dims[static_cast<std::size_t>(j)] = dims[static_cast<std::size_t>(j - 1)];
+    }
+    dims[static_cast<std::size_t>(j)] = dim;
+  }
 
   int merged = 0;
   for (int i = 0; i < rank; ++i) {

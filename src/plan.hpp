@@ -36,11 +36,12 @@ struct BroadcastOperands {
 struct Plan {
   int rank = 0;                // dims kept; 0 only when the output is empty
   int64_t element_count = 0;   // of the output
-  // Outermost dim first; the row is dim rank-1.
-  std::array<int64_t, kMaxPlanRank> size{};
-  std::array<int64_t, kMaxPlanRank> stride_a{};
-  std::array<int64_t, kMaxPlanRank> stride_b{};
-  std::array<int64_t, kMaxPlanRank> stride_out{};
+  // Outermost dim first; the row is dim rank-1. Entries from `rank` on are
+  // left uninitialised: zeroing 2 KiB would cost a small call more than planning it.
+  std::array<int64_t, kMaxPlanRank> size;
+  std::array<int64_t, kMaxPlanRank> stride_a;
+  std::array<int64_t, kMaxPlanRank> stride_b;
+  std::array<int64_t, kMaxPlanRank> stride_out;
   // Element offsets to add to each data pointer (from reversing dims whose
   // output stride was negative, so that the output is walked forwards).
   int64_t offset_a = 0;

@@ -118,7 +118,8 @@ CheckedCall validate_call(std::string_view op, const ConstTensorView& a, const C
   const ByteRange range_a = byte_range(op, "a", call.a.data, call.a.shape, call.a.strides, call.element_size);
   const ByteRange range_b = byte_range(op, "b", call.b.data, call.b.shape, call.b.strides, call.element_size);
   const ByteRange range_out = byte_range(op, "out", call.out, call.out_shape, call.out_strides, call.element_size);
-  if (may_overlap_itself(call.out_shape, call.out_strides)) {
+  // A dense output (strides left empty) cannot reach one element twice.
+  if (!out.strides.empty() && may_overlap_itself(call.out_shape, call.out_strides)) {
     fail(op, "the output view with shape " + format_shape(call.out_shape) + " and strides " +
                  format_shape(call.out_strides) +
                  " may reach one element from two indices (its strides must nest: "
@@ -126,11 +127,11 @@ CheckedCall validate_call(std::string_view op, const ConstTensorView& a, const C
   }
 
   call.output_aliases_input = range_a.overlaps(range_out) || range_b.overlaps(range_out);
-  const BroadcastOperands aligned = align_operands(call, options.broadcast);
+  call.aligned = align_operands(call, options.broadcast);
   call.a_needs_copy = range_a.overlaps(range_out) &&
-                      !is_same_view(call.a.data, aligned.a_strides, call.out, call.out_shape, call.out_strides);
+                      !is_same_view(call.a.data, call.aligned.a_strides, call.out, call.out_shape, call.out_strides);
   call.b_needs_copy = range_b.overlaps(range_out) &&
-                      !is_same_view(call.b.data, aligned.b_strides, call.out, call.out_shape, call.out_strides);
+                      !is_same_view(call.b.data, call.aligned.b_strides, call.out, call.out_shape, call.out_strides);
   return call;
 }
 

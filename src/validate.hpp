@@ -34,6 +34,9 @@ struct CheckedCall {
   bool b_needs_copy = false;
   // The output shares memory with an input (in place, or a copied overlap).
   bool output_aliases_input = false;
+  // The inputs' strides over the output's dims; recomputed (align_operands)
+  // only when an input is replaced by a snapshot.
+  BroadcastOperands aligned = {};
 };
 
 // Throws Error (messages start with `op`) for any invalid input; writes nothing.
