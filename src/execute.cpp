@@ -211,16 +211,18 @@ void run_tile(void* context, std::size_t begin, std::size_t count) {
 
 }  // namespace
 
-ExecutionPolicy choose_policy(const Plan& plan, std::size_t element_size, int requested_threads,
-                              bool output_aliases_input) {
+ExecutionPolicy choose_policy(const Plan& plan, std::size_t element_size, std::size_t input_bytes,
+                              int requested_threads, bool output_aliases_input) {
   ExecutionPolicy policy;
   const std::size_t output_bytes = static_cast<std::size_t>(plan.element_count) * element_size;
   const int threads = requested_threads > 0 ? requested_threads : default_threads();
   policy.threads = output_bytes >= kMinParallelOutputBytes ? threads : 1;
   // Streaming pays when the output would be evicted before anyone reads it:
-  // when it alone is larger than the last-level cache.
+  // when the call moves more than the last-level cache holds. Counting the
+  // inputs matters: a 32 MiB output from a 32 MiB input on a 32 MiB cache ran
+  // at 0.51-0.70 of a streaming copy with plain stores, 0.89-1.00 streaming.
   policy.streaming_stores = !output_aliases_input && plan.row_kind != RowKind::strided &&
-                            output_bytes > last_level_cache_bytes();
+                            output_bytes + input_bytes > last_level_cache_bytes();
   return policy;
 }
 

@@ -15,11 +15,12 @@ struct ExecutionPolicy {
   bool streaming_stores = false;  // non-temporal stores for outputs far larger than the caches
 };
 
-// `requested_threads` is Options::threads (0 = library default).
-// `output_aliases_input`: the output shares memory with an input (in-place),
-// whose lines are in cache anyway, so streaming stores would not help.
-ExecutionPolicy choose_policy(const Plan& plan, std::size_t element_size, int requested_threads,
-                              bool output_aliases_input);
+// `input_bytes`: what the inputs' views span. `requested_threads` is
+// Options::threads (0 = library default). `output_aliases_input`: the output
+// shares memory with an input (in-place), whose lines are in cache anyway, so
+// streaming stores would not help.
+ExecutionPolicy choose_policy(const Plan& plan, std::size_t element_size, std::size_t input_bytes,
+                              int requested_threads, bool output_aliases_input);
 
 // `a`, `b` and `out` are the callers' data pointers; the plan's offsets and
 // strides (in elements of `dtype`) say where each row is.

@@ -33,7 +33,7 @@ void run(detail::Op op, std::string_view name, const ConstTensorView& a, const C
   if (call.a_needs_copy || call.b_needs_copy) call.aligned = detail::align_operands(call, options.broadcast);
   const detail::Plan plan = detail::make_plan(call.aligned);
   const detail::ExecutionPolicy policy =
-      detail::choose_policy(plan, call.element_size, options.threads, call.output_aliases_input);
+      detail::choose_policy(plan, call.element_size, call.input_bytes, options.threads, call.output_aliases_input);
   const detail::ScopedIeeeDefaults ieee_defaults;
   detail::execute(plan, op, call.dtype, call.a.data, call.b.data, call.out, policy);
 }

@@ -127,6 +127,7 @@ CheckedCall validate_call(std::string_view op, const ConstTensorView& a, const C
   }
 
   call.output_aliases_input = range_a.overlaps(range_out) || range_b.overlaps(range_out);
+  call.input_bytes = (range_a.end - range_a.begin) + (range_b.end - range_b.begin);
   call.aligned = align_operands(call, options.broadcast);
   call.a_needs_copy = range_a.overlaps(range_out) &&
                       !is_same_view(call.a.data, call.aligned.a_strides, call.out, call.out_shape, call.out_strides);

@@ -34,6 +34,8 @@ struct CheckedCall {
   bool b_needs_copy = false;
   // The output shares memory with an input (in place, or a copied overlap).
   bool output_aliases_input = false;
+  // Bytes the inputs' views span (a broadcast input spans only its own elements).
+  std::size_t input_bytes = 0;
   // The inputs' strides over the output's dims; recomputed (align_operands)
   // only when an input is replaced by a snapshot.
   BroadcastOperands aligned = {};
