@@ -18,8 +18,6 @@ packages=(
   googletest
   libbenchmark-dev
   libeigen3-dev
-  libpthreadpool-dev
-  libtbb-dev
   libcli11-dev
   libpugixml-dev
   pybind11-dev
