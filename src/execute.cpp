@@ -14,9 +14,6 @@
 namespace sqdiff::detail {
 namespace {
 
-// Below this much output a second thread costs more to wake than it saves
-// (pthreadpool wake-up ~0.5-1 us; 2 threads pay off from ~64K f32 elements).
-constexpr std::size_t kMinParallelOutputBytes = std::size_t{256} << 10;
 // Work is handed to threads in tiles of this much output: large enough to
 // amortise the hand-out, small enough to balance two threads.
 constexpr std::size_t kTileOutputBytes = std::size_t{128} << 10;

@@ -9,6 +9,11 @@
 
 namespace sqdiff::detail {
 
+// Below this much output a call runs on one thread with plain stores: a
+// second thread costs more to wake than it saves (2 threads pay off from ~64K
+// f32 elements).
+inline constexpr std::size_t kMinParallelOutputBytes = std::size_t{256} << 10;
+
 // How a call runs; choose_policy picks it from the size of the work.
 struct ExecutionPolicy {
   int threads = 1;

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dense_fast_path.hpp"
 #include "dense_strides.hpp"
 #include "execute.hpp"
 #include "fp_environment.hpp"
@@ -24,6 +25,7 @@ void snapshot(detail::CheckedInput& input, std::size_t element_size, std::vector
 
 void run(detail::Op op, std::string_view name, const ConstTensorView& a, const ConstTensorView& b,
          const TensorView& out, const Options& options) {
+  if (detail::try_dense_fast_path(op, a, b, out, options)) return;
   detail::CheckedCall call = detail::validate_call(name, a, b, out, options);
   if (call.element_count == 0) return;
   std::vector<std::byte> a_snapshot;
