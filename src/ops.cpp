@@ -9,6 +9,7 @@
 #include "execute.hpp"
 #include "fp_environment.hpp"
 #include "plan.hpp"
+#include "short_rows.hpp"
 #include "strided_copy.hpp"
 #include "validate.hpp"
 
@@ -33,11 +34,14 @@ void run(detail::Op op, std::string_view name, const ConstTensorView& a, const C
   if (call.a_needs_copy) snapshot(call.a, call.element_size, a_snapshot);
   if (call.b_needs_copy) snapshot(call.b, call.element_size, b_snapshot);
   if (call.a_needs_copy || call.b_needs_copy) call.aligned = detail::align_operands(call, options.broadcast);
-  const detail::Plan plan = detail::make_plan(call.aligned);
+  detail::Plan plan = detail::make_plan(call.aligned);
+  detail::ShortRowInputs inputs{call.a.data, call.b.data};
+  thread_local std::vector<std::byte> short_row_copies;
+  detail::widen_short_rows(plan, call.element_size, inputs, short_row_copies);
   const detail::ExecutionPolicy policy =
       detail::choose_policy(plan, call.element_size, call.input_bytes, options.threads, call.output_aliases_input);
   const detail::ScopedIeeeDefaults ieee_defaults;
-  detail::execute(plan, op, call.dtype, call.a.data, call.b.data, call.out, policy);
+  detail::execute(plan, op, call.dtype, inputs.a, inputs.b, call.out, policy);
 }
 
 }  // namespace

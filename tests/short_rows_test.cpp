@@ -1,0 +1,116 @@
+// Unit tests of widen_short_rows (src/short_rows.hpp): which plans it widens,
+// the widened plan exactly, and the contents of the copies it makes. The
+// differential test checks the results of whole calls that take this path.
+#include "short_rows.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "plan.hpp"
+
+namespace {
+
+using sqdiff::detail::make_plan;
+using sqdiff::detail::Plan;
+using sqdiff::detail::RowKind;
+using sqdiff::detail::ShortRowInputs;
+using sqdiff::detail::widen_short_rows;
+
+std::vector<float> iota_floats(std::size_t n) {
+  std::vector<float> v(n);
+  std::iota(v.begin(), v.end(), 0.0f);
+  return v;
+}
+
+float at(const std::byte* data, int64_t index) {
+  float value = 0.0f;
+  std::memcpy(&value, data + index * 4, 4);
+  return value;
+}
+
+// The specs' [8,1,6,1] with [7,1,5]: 336 rows of 5 become 56 rows of 30.
+TEST(ShortRows, SpecExampleBecomesRowsOfThirtyOverCopies) {
+  const std::vector<float> a = iota_floats(48);
+  const std::vector<float> b = iota_floats(35);
+  Plan plan = make_plan({{8, 7, 6, 5}, {210, 30, 5, 1}, {6, 0, 1, 0}, {0, 5, 0, 1}});
+  ShortRowInputs inputs{reinterpret_cast<const std::byte*>(a.data()), reinterpret_cast<const std::byte*>(b.data())};
+  std::vector<std::byte> scratch;
+  ASSERT_TRUE(widen_short_rows(plan, 4, inputs, scratch));
+
+  ASSERT_EQ(plan.rank, 3);
+  EXPECT_EQ(plan.row_kind, RowKind::vv);
+  EXPECT_EQ(plan.size[0], 8);
+  EXPECT_EQ(plan.size[1], 7);
+  EXPECT_EQ(plan.size[2], 30);
+  EXPECT_EQ(plan.stride_out[0], 210);
+  EXPECT_EQ(plan.stride_out[1], 30);
+  EXPECT_EQ(plan.stride_out[2], 1);
+  EXPECT_EQ(plan.stride_a[0], 30);
+  EXPECT_EQ(plan.stride_a[1], 0);
+  EXPECT_EQ(plan.stride_a[2], 1);
+  EXPECT_EQ(plan.stride_b[0], 0);
+  EXPECT_EQ(plan.stride_b[1], 30);
+  EXPECT_EQ(plan.stride_b[2], 1);
+  EXPECT_EQ(plan.element_count, 1680);
+  EXPECT_EQ(scratch.size(), (8 + 7) * 30 * 4u);
+
+  // Every output element reads the a and b elements the broadcast says.
+  for (int64_t i = 0; i < 8; ++i) {
+    for (int64_t j = 0; j < 7; ++j) {
+      for (int64_t k = 0; k < 6; ++k) {
+        for (int64_t l = 0; l < 5; ++l) {
+          const int64_t column = k * 5 + l;
+          ASSERT_EQ(at(inputs.a, i * plan.stride_a[0] + j * plan.stride_a[1] + column), a[i * 6 + k]);
+          ASSERT_EQ(at(inputs.b, i * plan.stride_b[0] + j * plan.stride_b[1] + column), b[j * 5 + l]);
+        }
+      }
+    }
+  }
+}
+
+// A row broadcast over a column one: b is constant over the block, a is copied.
+TEST(ShortRows, ConstantInputKeepsItsStrides) {
+  const std::vector<float> a = iota_floats(12);
+  const std::vector<float> b = iota_floats(5);
+  // out [5, 4, 3]; a [1, 4, 3] transposed to strides (0, 1, 4); b [5, 1, 1].
+  Plan plan = make_plan({{5, 4, 3}, {12, 3, 1}, {0, 1, 4}, {1, 0, 0}});
+  ShortRowInputs inputs{reinterpret_cast<const std::byte*>(a.data()), reinterpret_cast<const std::byte*>(b.data())};
+  std::vector<std::byte> scratch;
+  ASSERT_TRUE(widen_short_rows(plan, 4, inputs, scratch));
+  ASSERT_EQ(plan.rank, 2);
+  EXPECT_EQ(plan.row_kind, RowKind::vs);
+  EXPECT_EQ(plan.size[1], 12);
+  EXPECT_EQ(plan.stride_b[0], 1);
+  EXPECT_EQ(plan.stride_b[1], 0);
+  EXPECT_EQ(inputs.b, reinterpret_cast<const std::byte*>(b.data()));
+  for (int64_t j = 0; j < 4; ++j) {
+    for (int64_t k = 0; k < 3; ++k) EXPECT_EQ(at(inputs.a, j * 3 + k), a[j + 4 * k]);
+  }
+}
+
+TEST(ShortRows, LeavesPlansThatDoNotGain) {
+  std::vector<std::byte> scratch;
+  const std::vector<float> data(4096);
+  const auto* p = reinterpret_cast<const std::byte*>(data.data());
+  // Rows of a vector or more: the row kernels are efficient already.
+  Plan long_rows = make_plan({{8, 7, 6, 16}, {672, 96, 16, 1}, {96, 0, 16, 1}, {0, 16, 0, 1}});
+  // Short rows, but the copy of b (one per row of 15) would be as large as the output.
+  Plan costly_copy = make_plan({{64, 3, 5}, {15, 5, 1}, {15, 5, 1}, {1, 0, 0}});
+  // A periodic row reads more than its stride says.
+  Plan periodic = make_plan({{2, 4}, {4, 1}, {4, 1}, {0, 1}});
+  for (Plan* plan : {&long_rows, &costly_copy, &periodic}) {
+    const Plan before = *plan;
+    ShortRowInputs inputs{p, p};
+    EXPECT_FALSE(widen_short_rows(*plan, 4, inputs, scratch));
+    EXPECT_EQ(plan->rank, before.rank);
+    EXPECT_EQ(plan->row_kind, before.row_kind);
+    EXPECT_EQ(inputs.a, p);
+    EXPECT_EQ(inputs.b, p);
+  }
+}
+
+}  // namespace
