@@ -44,7 +44,7 @@ struct Contender {
   std::function<void()> before = {};
   std::function<void()> after = {};
   // Multi-threaded code leaves threads behind that may keep spinning after
-  // the call returns (pthreadpool's workers spin for a while before they
+  // the call returns (sqdiff's workers spin for 200 us before they
   // sleep; so do Eigen's). On two cores such a thread would steal the core
   // the next contender needs. With quiesce set, the harness waits after each
   // sample until no other thread of the process is running or runnable, and

@@ -404,8 +404,8 @@ def observations(rows):
         notes.append(
             "- 2-thread calls that stalled: " + ", ".join(stalled) + ". Times near 4 or 8 ms are scheduler "
             "ticks: when the other core is busy with another process, a pool thread woken from sleep is often "
-            "put on the caller's core, and a pool whose threads only spin (pthreadpool without "
-            "`PTHREADPOOL_FLAG_YIELD_WORKERS`) then waits a tick at the join. The bound loops' worker is pinned "
+            "put on the caller's core; sqdiff's pool then waits only for a tile that worker already claimed, "
+            "but a worker preempted mid-tile still costs a tick. The bound loops' worker is pinned "
             "to the other core and does not suffer this; Eigen's pool blocks instead of spinning. "
             "`cold_call_ns` in the JSON is the first call after the pool slept.")
     errors = [r for r in rows if "error" in r]
