@@ -4,6 +4,7 @@
 
 #include "execute.hpp"
 #include "fp_environment.hpp"
+#include "memory_extent.hpp"
 
 namespace sqdiff::detail {
 namespace {
@@ -15,10 +16,12 @@ bool shape_rule_is_identity(const Broadcast& mode) {
          (mode.kind == BroadcastKind::pdpd && (mode.axis == -1 || mode.axis == 0));
 }
 
+// Dense views of one shape either are the same view (in place) or must not
+// share a byte; any partial overlap needs the general path's snapshot.
 bool disjoint_or_same(const void* input, const void* out, std::size_t bytes) {
   const auto x = reinterpret_cast<uintptr_t>(input);
   const auto y = reinterpret_cast<uintptr_t>(out);
-  return x == y || x + bytes <= y || y + bytes <= x;
+  return x == y || !ByteRange{x, x + bytes}.overlaps(ByteRange{y, y + bytes});
 }
 
 }  // namespace
