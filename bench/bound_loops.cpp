@@ -54,6 +54,28 @@ void add_bytes(const std::byte* a, const std::byte* b, std::byte* c, std::size_t
   for (std::size_t i = 0; i < n; ++i) c[i] = static_cast<std::byte>(static_cast<uint8_t>(a[i]) + static_cast<uint8_t>(b[i]));
 }
 
+// Bytes before the first aligned output line: streaming stores start there.
+std::size_t bytes_to_aligned_line(const std::byte* c, std::size_t n) {
+  const auto misalign = reinterpret_cast<std::uintptr_t>(c) % kLineAlign;
+  return misalign == 0 ? 0 : std::min(n, kLineAlign - misalign);
+}
+
+// One unrolled step's four vectors, streamed or stored.
+template <bool kStream>
+void store_unrolled(std::byte* c, Vec s0, Vec s1, Vec s2, Vec s3) {
+  if constexpr (kStream) {
+    stream(c, s0);
+    stream(c + kLane, s1);
+    stream(c + 2 * kLane, s2);
+    stream(c + 3 * kLane, s3);
+  } else {
+    store(c, s0);
+    store(c + kLane, s1);
+    store(c + 2 * kLane, s2);
+    store(c + 3 * kLane, s3);
+  }
+}
+
 // The loops are written with an explicit 4x unroll of full vectors so that
 // the compiler can neither vectorise them differently nor turn a copy into a
 // call to memcpy (glibc's memcpy switches to streaming stores on its own above
@@ -63,8 +85,7 @@ void add_loop(const std::byte* a, const std::byte* b, std::byte* c, std::size_t 
   std::size_t i = 0;
   if constexpr (kStream) {
     // Plain stores up to the first aligned output line, streaming after it.
-    const auto misalign = reinterpret_cast<std::uintptr_t>(c) % kLineAlign;
-    std::size_t head = misalign == 0 ? 0 : std::min(n, kLineAlign - misalign);
+    const std::size_t head = bytes_to_aligned_line(c, n);
     for (; i + 4 <= head; i += 4) {
       uint32_t x, y;
       std::memcpy(&x, a + i, 4);
@@ -80,17 +101,7 @@ void add_loop(const std::byte* a, const std::byte* b, std::byte* c, std::size_t 
     const Vec s1 = add(load(a + i + kLane), load(b + i + kLane));
     const Vec s2 = add(load(a + i + 2 * kLane), load(b + i + 2 * kLane));
     const Vec s3 = add(load(a + i + 3 * kLane), load(b + i + 3 * kLane));
-    if constexpr (kStream) {
-      stream(c + i, s0);
-      stream(c + i + kLane, s1);
-      stream(c + i + 2 * kLane, s2);
-      stream(c + i + 3 * kLane, s3);
-    } else {
-      store(c + i, s0);
-      store(c + i + kLane, s1);
-      store(c + i + 2 * kLane, s2);
-      store(c + i + 3 * kLane, s3);
-    }
+    store_unrolled<kStream>(c + i, s0, s1, s2, s3);
   }
   for (; i + kLane <= n; i += kLane) store(c + i, add(load(a + i), load(b + i)));
   add_bytes(a + i, b + i, c + i, n - i);
@@ -108,10 +119,7 @@ void max_inplace_loop(std::byte* a, const std::byte* b, std::size_t n) {
     const Vec s1 = max(load(a + i + kLane), load(b + i + kLane));
     const Vec s2 = max(load(a + i + 2 * kLane), load(b + i + 2 * kLane));
     const Vec s3 = max(load(a + i + 3 * kLane), load(b + i + 3 * kLane));
-    store(a + i, s0);
-    store(a + i + kLane, s1);
-    store(a + i + 2 * kLane, s2);
-    store(a + i + 3 * kLane, s3);
+    store_unrolled<false>(a + i, s0, s1, s2, s3);
   }
   for (; i + kLane <= n; i += kLane) store(a + i, max(load(a + i), load(b + i)));
   // Leave a byte tail untouched: it changes nothing about the bound.
@@ -121,8 +129,7 @@ template <bool kStream>
 void copy_loop(const std::byte* a, std::byte* c, std::size_t n) {
   std::size_t i = 0;
   if constexpr (kStream) {
-    const auto misalign = reinterpret_cast<std::uintptr_t>(c) % kLineAlign;
-    const std::size_t head = misalign == 0 ? 0 : std::min(n, kLineAlign - misalign);
+    const std::size_t head = bytes_to_aligned_line(c, n);
     for (; i < head; ++i) c[i] = a[i];
   }
   for (; i + kUnroll * kLane <= n; i += kUnroll * kLane) {
@@ -130,17 +137,7 @@ void copy_loop(const std::byte* a, std::byte* c, std::size_t n) {
     const Vec s1 = load(a + i + kLane);
     const Vec s2 = load(a + i + 2 * kLane);
     const Vec s3 = load(a + i + 3 * kLane);
-    if constexpr (kStream) {
-      stream(c + i, s0);
-      stream(c + i + kLane, s1);
-      stream(c + i + 2 * kLane, s2);
-      stream(c + i + 3 * kLane, s3);
-    } else {
-      store(c + i, s0);
-      store(c + i + kLane, s1);
-      store(c + i + 2 * kLane, s2);
-      store(c + i + 3 * kLane, s3);
-    }
+    store_unrolled<kStream>(c + i, s0, s1, s2, s3);
   }
   for (; i + kLane <= n; i += kLane) store(c + i, load(a + i));
   for (; i < n; ++i) c[i] = a[i];
@@ -152,22 +149,11 @@ void fill_loop(std::byte* c, std::size_t n) {
   const Vec v = splat(0x3F800000);  // 1.0f: a harmless value for any case reading c later
   std::size_t i = 0;
   if constexpr (kStream) {
-    const auto misalign = reinterpret_cast<std::uintptr_t>(c) % kLineAlign;
-    const std::size_t head = misalign == 0 ? 0 : std::min(n, kLineAlign - misalign);
+    const std::size_t head = bytes_to_aligned_line(c, n);
     for (; i < head; ++i) c[i] = std::byte{0};
   }
   for (; i + kUnroll * kLane <= n; i += kUnroll * kLane) {
-    if constexpr (kStream) {
-      stream(c + i, v);
-      stream(c + i + kLane, v);
-      stream(c + i + 2 * kLane, v);
-      stream(c + i + 3 * kLane, v);
-    } else {
-      store(c + i, v);
-      store(c + i + kLane, v);
-      store(c + i + 2 * kLane, v);
-      store(c + i + 3 * kLane, v);
-    }
+    store_unrolled<kStream>(c + i, v, v, v, v);
   }
   for (; i + kLane <= n; i += kLane) store(c + i, v);
   for (; i < n; ++i) c[i] = std::byte{0};

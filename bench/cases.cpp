@@ -13,6 +13,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bound_loops.hpp"
@@ -94,6 +95,17 @@ void add_bounds(std::vector<Contender>& contenders, Family family, std::size_t o
   }
 }
 
+// sqdiff or a peer library: with a pool (threads other than 1, and 0 is the
+// library default) it is quiesced and primed like the bound loops' worker.
+Contender library_contender(std::string name, Role role, std::function<void()> call, int threads) {
+  Contender contender;
+  contender.name = std::move(name);
+  contender.role = role;
+  contender.call = std::move(call);
+  contender.quiesce = contender.prime = threads != 1;
+  return contender;
+}
+
 void run_and_report(benchmark::State& state, const std::vector<Contender>& contenders, const CaseInfo& info) {
   for (auto _ : state) {
     const Measurement m = measure(contenders);
@@ -119,25 +131,21 @@ void same_shape(benchmark::State& state, eigen_peer::Op op, DType dtype, int64_t
   const double case_bytes = 3.0 * static_cast<double>(bytes);
 
   std::vector<Contender> contenders;
-  Contender subject;
-  subject.name = "sqdiff";
-  subject.call = op == eigen_peer::Op::squared_difference
-                     ? std::function<void()>([=] { sqdiff::squared_difference(a, b, out, options); })
-                     : std::function<void()>([=] { sqdiff::subtract(a, b, out, options); });
-  subject.quiesce = subject.prime = threads != 1;
-  contenders.push_back(std::move(subject));
+  contenders.push_back(library_contender(
+      "sqdiff", Role::subject,
+      op == eigen_peer::Op::squared_difference
+          ? std::function<void()>([=] { sqdiff::squared_difference(a, b, out, options); })
+          : std::function<void()>([=] { sqdiff::subtract(a, b, out, options); }),
+      threads));
   add_bounds(contenders, Family::add, bytes, threads, case_bytes, inplace);
   // Eigen::half arithmetic runs about 40x slower than sqdiff here (see the
   // 4M and 16M rows); at 64M one Eigen call takes over a second, which would
   // triple the run time for a ratio the smaller sizes already show.
   const bool with_peer = !(dtype == DType::f16 && n > 16 * kMi);
   if (with_peer) {
-    Contender peer;
-    peer.name = "eigen";
-    peer.role = Role::peer;
-    peer.call = [=] { eigen_peer::same_shape(op, dtype, buf.a, buf.b, out_data, n, threads); };
-    peer.quiesce = peer.prime = threads != 1;
-    contenders.push_back(std::move(peer));
+    contenders.push_back(library_contender(
+        "eigen", Role::peer, [=] { eigen_peer::same_shape(op, dtype, buf.a, buf.b, out_data, n, threads); },
+        threads));
   }
 
   CaseInfo info;
@@ -201,29 +209,23 @@ void broadcast(benchmark::State& state, const BroadcastCase& c, int threads) {
   const auto out_bytes = static_cast<std::size_t>(n_out) * 4;
 
   std::vector<Contender> contenders;
-  Contender subject;
-  subject.name = "sqdiff";
-  subject.call = [=] { sqdiff::squared_difference(a, b, out, options); };
-  subject.quiesce = subject.prime = threads != 1;
-  contenders.push_back(std::move(subject));
+  contenders.push_back(
+      library_contender("sqdiff", Role::subject, [=] { sqdiff::squared_difference(a, b, out, options); }, threads));
   add_bounds(contenders, c.family, out_bytes, threads, case_bytes);
-  Contender peer;
-  peer.name = "eigen";
-  peer.role = Role::peer;
   const auto* a_f = reinterpret_cast<const float*>(buf.a);
   const auto* b_f = reinterpret_cast<const float*>(buf.b);
   auto* out_f = reinterpret_cast<float*>(buf.c);
+  std::function<void()> peer_call;
   switch (c.view) {
     case View::dense:
-      peer.call = [=, a_dims = pad4(c.a), b_dims = pad4(c.b), out_dims = pad4(out_shape)] {
+      peer_call = [=, a_dims = pad4(c.a), b_dims = pad4(c.b), out_dims = pad4(out_shape)] {
         eigen_peer::broadcast(a_f, a_dims, b_f, b_dims, out_f, out_dims, threads);
       };
       break;
-    case View::reversed: peer.call = [=] { eigen_peer::reversed(a_f, b_f, out_f, n_out, threads); }; break;
-    case View::strided: peer.call = [=] { eigen_peer::strided(a_f, kStride, b_f, out_f, n_out, threads); }; break;
+    case View::reversed: peer_call = [=] { eigen_peer::reversed(a_f, b_f, out_f, n_out, threads); }; break;
+    case View::strided: peer_call = [=] { eigen_peer::strided(a_f, kStride, b_f, out_f, n_out, threads); }; break;
   }
-  peer.quiesce = peer.prime = threads != 1;
-  contenders.push_back(std::move(peer));
+  contenders.push_back(library_contender("eigen", Role::peer, std::move(peer_call), threads));
 
   CaseInfo info;
   info.bytes = case_bytes;
@@ -272,22 +274,17 @@ void spec_example(benchmark::State& state, int threads) {
   options.threads = threads;
 
   std::vector<Contender> contenders;
-  Contender subject;
-  subject.name = "sqdiff";
-  subject.call = [=] { sqdiff::squared_difference(a, b, out, options); };
-  subject.quiesce = subject.prime = threads != 1;
-  contenders.push_back(std::move(subject));
-  Contender peer;
-  peer.name = "eigen";
-  peer.role = Role::peer;
+  contenders.push_back(
+      library_contender("sqdiff", Role::subject, [=] { sqdiff::squared_difference(a, b, out, options); }, threads));
   const auto* a_f = reinterpret_cast<const float*>(buf.a);
   const auto* b_f = reinterpret_cast<const float*>(buf.b);
   auto* out_f = reinterpret_cast<float*>(buf.c);
-  peer.call = [=, a_dims = pad4(a_shape), b_dims = pad4(b_shape), out_dims = pad4(out_shape)] {
-    eigen_peer::broadcast(a_f, a_dims, b_f, b_dims, out_f, out_dims, 1);
-  };
-  peer.quiesce = peer.prime = threads != 1;
-  contenders.push_back(std::move(peer));
+  contenders.push_back(library_contender(
+      "eigen", Role::peer,
+      [=, a_dims = pad4(a_shape), b_dims = pad4(b_shape), out_dims = pad4(out_shape)] {
+        eigen_peer::broadcast(a_f, a_dims, b_f, b_dims, out_f, out_dims, 1);
+      },
+      threads));
 
   CaseInfo info;
   info.bytes = 4.0 * static_cast<double>(element_count(out_shape) + 48 + 35);
