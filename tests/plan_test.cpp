@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "oracle.hpp"
 #include "plan.hpp"
 
 namespace {
@@ -23,15 +24,7 @@ using sqdiff::detail::make_plan;
 using sqdiff::detail::Plan;
 using sqdiff::detail::RowKind;
 
-Shape dense(const Shape& shape) {
-  Shape s(shape.size());
-  int64_t acc = 1;
-  for (std::size_t i = shape.size(); i-- > 0;) {
-    s[i] = acc;
-    acc *= std::max<int64_t>(shape[i], 1);
-  }
-  return s;
-}
+Shape dense(const Shape& shape) { return sqdiff_test::oracle::dense_strides(shape); }
 
 const char* kind_name(RowKind k) {
   switch (k) {
