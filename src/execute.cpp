@@ -105,6 +105,14 @@ void run_rows(const Call& call, const std::byte* a, const std::byte* b, std::byt
       }
       break;
     }
+    case RowKind::block:
+      // The inputs stay at the row's start: the tables say where each element is.
+      batch.a_index = plan.index_a + column;
+      batch.b_index = plan.index_b + column;
+      batch.a_span = static_cast<std::size_t>(plan.span_a);
+      batch.b_span = static_cast<std::size_t>(plan.span_b);
+      call.kernels->block(a, b, out + skip, count, batch);
+      break;
     case RowKind::strided: {
       const auto offset = static_cast<int64_t>(column) * static_cast<int64_t>(call.element_size);
       const auto size = static_cast<int64_t>(call.element_size);
@@ -119,22 +127,42 @@ void run_rows(const Call& call, const std::byte* a, const std::byte* b, std::byt
   }
 }
 
-// Where the walk over the outer dims stands: an index per dim and the element
-// offset of the current row in each tensor.
-struct Odometer {
-  std::array<int64_t, kMaxPlanRank> index{};
-  int64_t a = 0;
-  int64_t b = 0;
-  int64_t out = 0;
+// Element offsets of the current row in each tensor. Kept apart from the
+// odometer's index array so that they live in registers: as members beside the
+// array they stayed in memory, and each advance stalled on a store-forward.
+struct RowOffsets {
+  int64_t a;
+  int64_t b;
+  int64_t out;
 
-  Odometer(const Plan& plan, std::size_t row) : a(plan.offset_a), b(plan.offset_b), out(plan.offset_out) {
+  void move(const Plan& plan, std::size_t k, int64_t steps) {
+    a += steps * plan.stride_a[k];
+    b += steps * plan.stride_b[k];
+    out += steps * plan.stride_out[k];
+  }
+};
+
+// Where the walk over the outer dims stands: an index per dim.
+struct Odometer {
+  // Entries from the plan's rank - 1 on are never read; zeroing all of them
+  // would cost a small call more than its walk.
+  std::array<int64_t, kMaxPlanRank> index;
+
+  // Positions the odometer at `row` and returns that row's offsets.
+  RowOffsets start(const Plan& plan, std::size_t row) {
+    RowOffsets at{plan.offset_a, plan.offset_b, plan.offset_out};
     for (int d = plan.rank - 2; d >= 0; --d) {
       const auto k = static_cast<std::size_t>(d);
+      if (row == 0) {  // every single-threaded call: no divisions
+        index[k] = 0;
+        continue;
+      }
       const auto size = static_cast<std::size_t>(plan.size[k]);
       index[k] = static_cast<int64_t>(row % size);
       row /= size;
-      move(plan, k, index[k]);
+      at.move(plan, k, index[k]);
     }
+    return at;
   }
 
   // Rows left before the second-innermost dim wraps.
@@ -145,27 +173,20 @@ struct Odometer {
   }
 
   // Forward by `rows` rows, where rows <= rows_left_in_dim().
-  void advance(const Plan& plan, std::size_t rows) {
+  void advance(const Plan& plan, std::size_t rows, RowOffsets& at) {
     if (plan.rank < 2) return;
     auto k = static_cast<std::size_t>(plan.rank - 2);
     index[k] += static_cast<int64_t>(rows);
-    move(plan, k, static_cast<int64_t>(rows));
+    at.move(plan, k, static_cast<int64_t>(rows));
     // Carry into the outer dims, innermost first.
     while (index[k] == plan.size[k]) {
       index[k] = 0;
-      move(plan, k, -plan.size[k]);
+      at.move(plan, k, -plan.size[k]);
       if (k == 0) return;  // walked past the last row
       --k;
       ++index[k];
-      move(plan, k, 1);
+      at.move(plan, k, 1);
     }
-  }
-
- private:
-  void move(const Plan& plan, std::size_t k, int64_t steps) {
-    a += steps * plan.stride_a[k];
-    b += steps * plan.stride_b[k];
-    out += steps * plan.stride_out[k];
   }
 };
 
@@ -175,25 +196,26 @@ void run_range(const Call& call, std::size_t begin, std::size_t count) {
   const Plan& plan = *call.plan;
   const auto n = static_cast<std::size_t>(plan.size[static_cast<std::size_t>(plan.rank - 1)]);
   std::size_t column = begin % n;
-  Odometer position(plan, begin / n);
+  Odometer odometer;
+  RowOffsets at = odometer.start(plan, begin / n);
   const auto element_size = static_cast<int64_t>(call.element_size);
   while (count > 0) {
-    const std::byte* a = call.a + position.a * element_size;
-    const std::byte* b = call.b + position.b * element_size;
-    std::byte* out = call.out + position.out * element_size;
+    const std::byte* a = call.a + at.a * element_size;
+    const std::byte* b = call.b + at.b * element_size;
+    std::byte* out = call.out + at.out * element_size;
     if (column != 0 || count < n) {
       const std::size_t piece = std::min(count, n - column);
       run_rows(call, a, b, out, column, piece, 1);
       count -= piece;
       if (column + piece < n) break;  // the range ended inside this row
       column = 0;
-      position.advance(plan, 1);
+      odometer.advance(plan, 1, at);
       continue;
     }
-    const std::size_t rows = std::min(count / n, position.rows_left_in_dim(plan));
+    const std::size_t rows = std::min(count / n, odometer.rows_left_in_dim(plan));
     run_rows(call, a, b, out, 0, n, rows);
     count -= rows * n;
-    position.advance(plan, rows);
+    odometer.advance(plan, rows, at);
   }
 }
 

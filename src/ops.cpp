@@ -8,6 +8,7 @@
 #include "dense_strides.hpp"
 #include "execute.hpp"
 #include "fp_environment.hpp"
+#include "kernels/kernel_table.hpp"
 #include "plan.hpp"
 #include "short_rows.hpp"
 #include "strided_copy.hpp"
@@ -36,8 +37,9 @@ void run(detail::Op op, std::string_view name, const ConstTensorView& a, const C
   if (call.a_needs_copy || call.b_needs_copy) call.aligned = detail::align_operands(call, options.broadcast);
   detail::Plan plan = detail::make_plan(call.aligned);
   detail::ShortRowInputs inputs{call.a.data, call.b.data};
-  thread_local std::vector<std::byte> short_row_copies;
-  detail::widen_short_rows(plan, call.element_size, inputs, short_row_copies);
+  thread_local detail::ShortRowScratch short_row_scratch;
+  detail::widen_short_rows(plan, call.element_size, detail::kernel_table().lookup_lanes[static_cast<int>(call.dtype)],
+                           inputs, short_row_scratch);
   const detail::ExecutionPolicy policy =
       detail::choose_policy(plan, call.element_size, call.input_bytes, options.threads, call.output_aliases_input);
   const detail::ScopedIeeeDefaults ieee_defaults;

@@ -22,6 +22,9 @@ enum class RowKind : uint8_t {
   vp,       // a contiguous, b repeats its first `period` elements (a short row of b
             // broadcast over the dim above, folded into one long row), out contiguous
   pv,       // the mirror: a repeats, b contiguous
+  block,    // a small 2-D block made one row (short_rows.hpp): each input is
+            // looked up through an index table from the first few elements at
+            // its row's start, out contiguous
 };
 
 // The operands after broadcasting, all of the output's rank. Strides are in
@@ -49,6 +52,13 @@ struct Plan {
   int64_t offset_out = 0;
   RowKind row_kind = RowKind::vv;
   int64_t period = 0;  // vp / pv only: length of the repeating operand's pattern
+  // block only: element i of a row reads a[index_a[i]] and b[index_b[i]] from
+  // the row's start, within span_a (span_b) elements. The tables live in the
+  // caller's scratch and hold kLookupPadding entries more than a row.
+  const int32_t* index_a = nullptr;
+  const int32_t* index_b = nullptr;
+  int64_t span_a = 0;
+  int64_t span_b = 0;
 
   int64_t row_length() const { return rank == 0 ? 0 : size[rank - 1]; }
 };

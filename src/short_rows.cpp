@@ -1,8 +1,11 @@
 #include "short_rows.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
+
+#include "kernels/kernel_table.hpp"
 
 namespace sqdiff::detail {
 namespace {
@@ -14,6 +17,8 @@ constexpr int64_t kMaxBlockElements = 1024;
 // Copies made for one call, in elements: at most half the output (so the
 // copying never costs what it saves), and bounded so they stay in L1/L2.
 constexpr int64_t kMaxCopiedElements = 4096;
+// A block row's tables are built for every call: a few hundred entries.
+constexpr int64_t kMaxLookupBlock = 256;
 
 // How an input runs over the block of the two innermost dims.
 enum class BlockLayout { contiguous, constant, copied };
@@ -84,7 +89,8 @@ void copy_blocks(Plan& plan, int outer_dims, std::size_t element_size, const std
     if (strides[static_cast<std::size_t>(d)] != 0) moving[static_cast<std::size_t>(moving_count++)] = d;
   }
   const BlockCopy copy = block_copy_for(element_size);
-  std::array<int64_t, kMaxPlanRank> index{};
+  std::array<int64_t, kMaxPlanRank> index;  // only the outer dims are used
+  std::fill_n(index.begin(), outer_dims, int64_t{0});
   int64_t base = offset;
   for (;;) {
     target = copy(source + base * size, m, n, stride_m, stride_n, target);
@@ -107,10 +113,59 @@ void copy_blocks(Plan& plan, int outer_dims, std::size_t element_size, const std
   }
 }
 
+// Elements from the first to the last an input reads in the m x n block, or
+// 0 when a negative stride makes it start elsewhere.
+int64_t block_span(int64_t m, int64_t n, int64_t stride_m, int64_t stride_n) {
+  if (stride_m < 0 || stride_n < 0) return 0;
+  return (m - 1) * stride_m + (n - 1) * stride_n + 1;
+}
+
+// Element q * n + r of the block reads element q * stride_m + r * stride_n.
+int32_t* fill_index_table(int64_t m, int64_t n, int64_t stride_m, int64_t stride_n, int32_t* table) {
+  // Spans fit a vector, so every index fits in int32.
+  const auto step_m = static_cast<int32_t>(stride_m);
+  const auto step_n = static_cast<int32_t>(stride_n);
+  for (int32_t q = 0, row = 0; q < m; ++q, row += step_m) {
+    for (int32_t r = 0, index = row; r < n; ++r, index += step_n) *table++ = index;
+  }
+  // Lanes loaded past the row's end read a valid lane and are never stored.
+  return std::fill_n(table, kLookupPadding, 0);
+}
+
+// The two inner dims (m_dim, m_dim + 1) become one block row, when both
+// inputs' parts of the block fit in `lookup_lanes` elements.
+bool make_block_row(Plan& plan, std::size_t lookup_lanes, std::vector<int32_t>& indices) {
+  const auto m_dim = static_cast<std::size_t>(plan.rank - 2);
+  const auto n_dim = m_dim + 1;
+  const int64_t m = plan.size[m_dim];
+  const int64_t n = plan.size[n_dim];
+  const int64_t span_a = block_span(m, n, plan.stride_a[m_dim], plan.stride_a[n_dim]);
+  const int64_t span_b = block_span(m, n, plan.stride_b[m_dim], plan.stride_b[n_dim]);
+  const auto lanes = static_cast<int64_t>(lookup_lanes);
+  if (m * n > kMaxLookupBlock || span_a == 0 || span_b == 0 || span_a > lanes || span_b > lanes) return false;
+
+  const auto table_size = static_cast<std::size_t>(m * n) + kLookupPadding;
+  indices.resize(2 * table_size);
+  fill_index_table(m, n, plan.stride_a[m_dim], plan.stride_a[n_dim], indices.data());
+  fill_index_table(m, n, plan.stride_b[m_dim], plan.stride_b[n_dim], indices.data() + table_size);
+  plan.index_a = indices.data();
+  plan.index_b = indices.data() + table_size;
+  plan.span_a = span_a;
+  plan.span_b = span_b;
+  plan.size[m_dim] = m * n;
+  plan.stride_out[m_dim] = 1;
+  plan.stride_a[m_dim] = 0;  // each row's inputs start where the block does
+  plan.stride_b[m_dim] = 0;
+  plan.rank -= 1;
+  plan.row_kind = RowKind::block;
+  plan.period = 0;
+  return true;
+}
+
 }  // namespace
 
-bool widen_short_rows(Plan& plan, std::size_t element_size, ShortRowInputs& inputs,
-                      std::vector<std::byte>& scratch) {
+bool widen_short_rows(Plan& plan, std::size_t element_size, std::size_t lookup_lanes, ShortRowInputs& inputs,
+                      ShortRowScratch& scratch) {
   // A periodic row (vp/pv) already reads more than its stride says.
   if (plan.rank < 2 || plan.row_kind == RowKind::vp || plan.row_kind == RowKind::pv) return false;
   const int outer_dims = plan.rank - 2;
@@ -124,13 +179,14 @@ bool widen_short_rows(Plan& plan, std::size_t element_size, ShortRowInputs& inpu
   const BlockLayout layout_a = block_layout(plan.stride_a[m_dim], plan.stride_a[n_dim], n);
   const BlockLayout layout_b = block_layout(plan.stride_b[m_dim], plan.stride_b[n_dim], n);
   if (layout_a != BlockLayout::copied && layout_b != BlockLayout::copied) return false;
+  if (make_block_row(plan, lookup_lanes, scratch.indices)) return true;
   const int64_t copies_a = layout_a == BlockLayout::copied ? distinct_positions(plan, plan.stride_a, outer_dims) : 0;
   const int64_t copies_b = layout_b == BlockLayout::copied ? distinct_positions(plan, plan.stride_b, outer_dims) : 0;
   const int64_t copied = (copies_a + copies_b) * m * n;
   if (copied > kMaxCopiedElements || 2 * copied > plan.element_count) return false;
 
-  scratch.resize(static_cast<std::size_t>(copied) * element_size);
-  std::byte* target = scratch.data();
+  scratch.copies.resize(static_cast<std::size_t>(copied) * element_size);
+  std::byte* target = scratch.copies.data();
   if (layout_a == BlockLayout::copied) {
     copy_blocks(plan, outer_dims, element_size, inputs.a, plan.offset_a, plan.stride_a, target);
     inputs.a = target;

@@ -1,11 +1,15 @@
 // Short rows made long: when the plan's rows are shorter than a vector (the
 // specs' [8,1,6,1] with [7,1,5] has 336 rows of 5), the two innermost dims
-// become one row, and an input that does not run contiguously over them is
-// copied once per distinct position into a small buffer in that layout. The
-// 336 rows of 5 become 56 rows of 30 over buffers of 8 and 7 rows.
+// become one row. Where the kernels can look lanes up (32- and 64-bit compute
+// lanes) and each input's part of the block fits in one vector, the row is a
+// block row: each vector of it is a permutation of the inputs' few elements,
+// through index tables built once per call. Otherwise an input that does not
+// run contiguously over the block is copied once per distinct position into a
+// small buffer in that layout. Either way the 336 rows of 5 become 56 of 30.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "plan.hpp"
@@ -17,9 +21,16 @@ struct ShortRowInputs {
   const std::byte* b;
 };
 
-// Rewrites `plan` and the input pointers when that pays, filling `scratch`
-// (which must outlive the run); returns false and changes nothing otherwise.
-bool widen_short_rows(Plan& plan, std::size_t element_size, ShortRowInputs& inputs,
-                      std::vector<std::byte>& scratch);
+// What a widened plan points into; must outlive the run.
+struct ShortRowScratch {
+  std::vector<std::byte> copies;
+  std::vector<int32_t> indices;  // a block row's tables, a's then b's
+};
+
+// Rewrites `plan` and the input pointers when that pays, filling `scratch`;
+// returns false and changes nothing otherwise. `lookup_lanes` is the kernel
+// table's for the dtype (0: no block rows).
+bool widen_short_rows(Plan& plan, std::size_t element_size, std::size_t lookup_lanes, ShortRowInputs& inputs,
+                      ShortRowScratch& scratch);
 
 }  // namespace sqdiff::detail

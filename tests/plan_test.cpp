@@ -34,6 +34,7 @@ const char* kind_name(RowKind k) {
     case RowKind::strided: return "strided";
     case RowKind::vp: return "vp";
     case RowKind::pv: return "pv";
+    case RowKind::block: return "block";
   }
   return "?";
 }

@@ -1,6 +1,7 @@
 // Unit tests of widen_short_rows (src/short_rows.hpp): which plans it widens,
-// the widened plan exactly, and the contents of the copies it makes. The
-// differential test checks the results of whole calls that take this path.
+// the widened plan exactly, and the index tables or copies it makes. The
+// differential and SIMD-target tests check the results of whole calls that
+// take these paths.
 #include "short_rows.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <numeric>
 #include <vector>
 
+#include "kernels/kernel_table.hpp"
 #include "plan.hpp"
 
 namespace {
@@ -18,7 +20,12 @@ using sqdiff::detail::make_plan;
 using sqdiff::detail::Plan;
 using sqdiff::detail::RowKind;
 using sqdiff::detail::ShortRowInputs;
+using sqdiff::detail::ShortRowScratch;
 using sqdiff::detail::widen_short_rows;
+
+// Lookup lanes of f32 on AVX-512, and none (8- and 16-bit integers).
+constexpr std::size_t kSixteenLanes = 16;
+constexpr std::size_t kNoLookup = 0;
 
 std::vector<float> iota_floats(std::size_t n) {
   std::vector<float> v(n);
@@ -32,15 +39,60 @@ float at(const std::byte* data, int64_t index) {
   return value;
 }
 
-// The specs' [8,1,6,1] with [7,1,5]: 336 rows of 5 become 56 rows of 30.
-TEST(ShortRows, SpecExampleBecomesRowsOfThirtyOverCopies) {
+Plan spec_example_plan() { return make_plan({{8, 7, 6, 5}, {210, 30, 5, 1}, {6, 0, 1, 0}, {0, 5, 0, 1}}); }
+
+// The specs' [8,1,6,1] with [7,1,5] where lanes can be looked up: 336 rows of
+// 5 become 56 block rows of 30 that read the inputs in place.
+TEST(ShortRows, SpecExampleBecomesBlockRowsOfThirty) {
   const std::vector<float> a = iota_floats(48);
   const std::vector<float> b = iota_floats(35);
-  Plan plan = make_plan({{8, 7, 6, 5}, {210, 30, 5, 1}, {6, 0, 1, 0}, {0, 5, 0, 1}});
+  Plan plan = spec_example_plan();
   ShortRowInputs inputs{reinterpret_cast<const std::byte*>(a.data()), reinterpret_cast<const std::byte*>(b.data())};
-  std::vector<std::byte> scratch;
-  ASSERT_TRUE(widen_short_rows(plan, 4, inputs, scratch));
+  ShortRowScratch scratch;
+  ASSERT_TRUE(widen_short_rows(plan, 4, kSixteenLanes, inputs, scratch));
 
+  ASSERT_EQ(plan.rank, 3);
+  EXPECT_EQ(plan.row_kind, RowKind::block);
+  EXPECT_EQ(plan.size[0], 8);
+  EXPECT_EQ(plan.size[1], 7);
+  EXPECT_EQ(plan.size[2], 30);
+  EXPECT_EQ(plan.stride_out[0], 210);
+  EXPECT_EQ(plan.stride_out[1], 30);
+  EXPECT_EQ(plan.stride_out[2], 1);
+  EXPECT_EQ(plan.stride_a[0], 6);
+  EXPECT_EQ(plan.stride_a[1], 0);
+  EXPECT_EQ(plan.stride_b[0], 0);
+  EXPECT_EQ(plan.stride_b[1], 5);
+  EXPECT_EQ(plan.span_a, 6);
+  EXPECT_EQ(plan.span_b, 5);
+  EXPECT_EQ(inputs.a, reinterpret_cast<const std::byte*>(a.data()));
+  EXPECT_EQ(inputs.b, reinterpret_cast<const std::byte*>(b.data()));
+  EXPECT_TRUE(scratch.copies.empty());
+
+  // Every output element reads the a and b elements the broadcast says, and
+  // the padding past the row indexes a lane that exists.
+  for (int64_t i = 0; i < 8; ++i) {
+    for (int64_t j = 0; j < 7; ++j) {
+      for (int64_t k = 0; k < 6; ++k) {
+        for (int64_t l = 0; l < 5; ++l) {
+          const std::size_t column = static_cast<std::size_t>(k * 5 + l);
+          const int64_t a_row = plan.offset_a + i * plan.stride_a[0] + j * plan.stride_a[1];
+          const int64_t b_row = plan.offset_b + i * plan.stride_b[0] + j * plan.stride_b[1];
+          ASSERT_EQ(at(inputs.a, a_row + plan.index_a[column]), a[static_cast<std::size_t>(i * 6 + k)]);
+          ASSERT_EQ(at(inputs.b, b_row + plan.index_b[column]), b[static_cast<std::size_t>(j * 5 + l)]);
+        }
+      }
+    }
+  }
+  for (std::size_t pad = 30; pad < 30 + sqdiff::detail::kLookupPadding; ++pad) {
+    EXPECT_EQ(plan.index_a[pad], 0);
+    EXPECT_EQ(plan.index_b[pad], 0);
+  }
+}
+
+// The plan and copies of the specs' example widened over copies.
+void check_spec_example_copies(const Plan& plan, const ShortRowInputs& inputs, const ShortRowScratch& scratch,
+                               const std::vector<float>& a, const std::vector<float>& b) {
   ASSERT_EQ(plan.rank, 3);
   EXPECT_EQ(plan.row_kind, RowKind::vv);
   EXPECT_EQ(plan.size[0], 8);
@@ -56,7 +108,7 @@ TEST(ShortRows, SpecExampleBecomesRowsOfThirtyOverCopies) {
   EXPECT_EQ(plan.stride_b[1], 30);
   EXPECT_EQ(plan.stride_b[2], 1);
   EXPECT_EQ(plan.element_count, 1680);
-  EXPECT_EQ(scratch.size(), (8 + 7) * 30 * 4u);
+  EXPECT_EQ(scratch.copies.size(), (8 + 7) * 30 * 4u);
 
   // Every output element reads the a and b elements the broadcast says.
   for (int64_t i = 0; i < 8; ++i) {
@@ -72,6 +124,22 @@ TEST(ShortRows, SpecExampleBecomesRowsOfThirtyOverCopies) {
   }
 }
 
+// Where lanes cannot be looked up (8- and 16-bit integers), or an input's part
+// of the block spans more than a vector (f64 on AVX2: 4 lanes, a spans 6), the
+// 336 rows of 5 become 56 rows of 30 over copies.
+TEST(ShortRows, SpecExampleBecomesRowsOfThirtyOverCopies) {
+  for (const std::size_t lookup_lanes : {kNoLookup, std::size_t{4}}) {
+    SCOPED_TRACE(lookup_lanes);
+    const std::vector<float> a = iota_floats(48);
+    const std::vector<float> b = iota_floats(35);
+    Plan plan = spec_example_plan();
+    ShortRowInputs inputs{reinterpret_cast<const std::byte*>(a.data()), reinterpret_cast<const std::byte*>(b.data())};
+    ShortRowScratch scratch;
+    ASSERT_TRUE(widen_short_rows(plan, 4, lookup_lanes, inputs, scratch));
+    check_spec_example_copies(plan, inputs, scratch, a, b);
+  }
+}
+
 // A row broadcast over a column one: b is constant over the block, a is copied.
 TEST(ShortRows, ConstantInputKeepsItsStrides) {
   const std::vector<float> a = iota_floats(12);
@@ -79,8 +147,8 @@ TEST(ShortRows, ConstantInputKeepsItsStrides) {
   // out [5, 4, 3]; a [1, 4, 3] transposed to strides (0, 1, 4); b [5, 1, 1].
   Plan plan = make_plan({{5, 4, 3}, {12, 3, 1}, {0, 1, 4}, {1, 0, 0}});
   ShortRowInputs inputs{reinterpret_cast<const std::byte*>(a.data()), reinterpret_cast<const std::byte*>(b.data())};
-  std::vector<std::byte> scratch;
-  ASSERT_TRUE(widen_short_rows(plan, 4, inputs, scratch));
+  ShortRowScratch scratch;
+  ASSERT_TRUE(widen_short_rows(plan, 4, kNoLookup, inputs, scratch));
   ASSERT_EQ(plan.rank, 2);
   EXPECT_EQ(plan.row_kind, RowKind::vs);
   EXPECT_EQ(plan.size[1], 12);
@@ -93,7 +161,7 @@ TEST(ShortRows, ConstantInputKeepsItsStrides) {
 }
 
 TEST(ShortRows, LeavesPlansThatDoNotGain) {
-  std::vector<std::byte> scratch;
+  ShortRowScratch scratch;
   const std::vector<float> data(4096);
   const auto* p = reinterpret_cast<const std::byte*>(data.data());
   // Rows of a vector or more: the row kernels are efficient already.
@@ -105,7 +173,7 @@ TEST(ShortRows, LeavesPlansThatDoNotGain) {
   for (Plan* plan : {&long_rows, &costly_copy, &periodic}) {
     const Plan before = *plan;
     ShortRowInputs inputs{p, p};
-    EXPECT_FALSE(widen_short_rows(*plan, 4, inputs, scratch));
+    EXPECT_FALSE(widen_short_rows(*plan, 4, kSixteenLanes, inputs, scratch));
     EXPECT_EQ(plan->rank, before.rank);
     EXPECT_EQ(plan->row_kind, before.row_kind);
     EXPECT_EQ(inputs.a, p);

@@ -118,7 +118,7 @@ class ExactInput {
 
 constexpr std::size_t kGuard = 128;  // > one AVX-512 vector of u8 (64 lanes)
 
-enum class Kind { vv, vs, sv, rows, cols };
+enum class Kind { vv, vs, sv, rows, cols, both_sided };
 const char* kind_name(Kind k) {
   switch (k) {
     case Kind::vv: return "vv [n]-[n]";
@@ -126,6 +126,7 @@ const char* kind_name(Kind k) {
     case Kind::sv: return "sv [1]-[n]";
     case Kind::rows: return "row broadcast [3,n]-[n]";
     case Kind::cols: return "column broadcast [3,n]-[3,1]";
+    case Kind::both_sided: return "both-sided [2,1,1+n%7,1]-[3,1,1+n/7%9] (block rows or copies)";
   }
   return "?";
 }
@@ -150,6 +151,13 @@ Shapes shapes_of(Kind k, int64_t n) {
     case Kind::sv: return {{1}, {n}, {n}};
     case Kind::rows: return {{3, n}, {n}, {3, n}};
     case Kind::cols: return {{3, n}, {3, 1}, {3, n}};
+    case Kind::both_sided: {
+      // The specs' pattern with blocks from 1x1 to 7x9: spans that fit a
+      // vector of every target and spans that do not.
+      const int64_t m = 1 + n % 7;
+      const int64_t cols = 1 + n / 7 % 9;
+      return {{2, 1, m, 1}, {3, 1, cols}, {2, 3, m, cols}};
+    }
   }
   return {};
 }
@@ -243,7 +251,7 @@ TEST_P(SimdTargetDType, PublicApiMatchesOracle) {
   std::mt19937_64 rng(0x51AD0000u + static_cast<uint64_t>(t));
   int failures = 0;
   for (oracle::Op op : oracle::kAllOps)
-    for (Kind kind : {Kind::vv, Kind::vs, Kind::sv, Kind::rows, Kind::cols})
+    for (Kind kind : {Kind::vv, Kind::vs, Kind::sv, Kind::rows, Kind::cols, Kind::both_sided})
       for (Where where : {Where::fresh, Where::on_a, Where::on_b})
         for (std::size_t n : lengths()) {
           const Shapes s = shapes_of(kind, static_cast<int64_t>(n));

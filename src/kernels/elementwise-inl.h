@@ -367,35 +367,107 @@ void RowPeriodic(const void* a, const void* b, void* out, size_t n, const RowBat
   }
 }
 
+// Compute lanes that Highway 1.0.3 can permute across a whole vector.
+template <class Codec>
+constexpr bool kHasLookup = sizeof(typename Codec::Compute) >= 4;
+
+// Table indices for lanes of type T, from the 32-bit table.
+template <class D>
+HWY_INLINE auto LoadIndices(D d, const int32_t* table) {
+  using T = hn::TFromD<D>;
+  if constexpr (sizeof(T) == 4) {
+    return hn::IndicesFromVec(d, hn::LoadU(hn::RebindToSigned<D>(), table));
+  } else {
+    return hn::IndicesFromVec(d, hn::PromoteTo(hn::RebindToSigned<D>(), hn::LoadU(hn::Rebind<int32_t, D>(), table)));
+  }
+}
+
+// An operand whose row is a rearrangement of a few source elements (a tiny
+// input broadcast over a small block): the source is one vector, loaded once
+// per row, and each vector of the row is one lane permutation of it.
+template <class Codec, class D>
+struct LookupOperand {
+  hn::Vec<D> source;
+  const int32_t* table;
+
+  LookupOperand(D d, const typename Codec::Storage* row, size_t span, const int32_t* index)
+      : source(RowOperand<Codec>{row}.LoadPartial(d, 0, span)), table(index) {}
+  HWY_INLINE hn::Vec<D> Load(D d, size_t i) const { return hn::TableLookupLanes(source, LoadIndices(d, table + i)); }
+  // The tables are padded (kLookupPadding), so a partial vector reads them whole.
+  HWY_INLINE hn::Vec<D> LoadPartial(D d, size_t i, size_t /*count*/) const { return Load(d, i); }
+};
+
+// The rows of a small 2-D block flattened into one (the specs' [8,1,6,1] with
+// [7,1,5]: a row of 30 per (i, j), a repeating each of 6 elements 5 times and
+// b repeating its 5 elements 6 times), without copying either input.
+// (Looking the row-invariant operand up once per batch instead of per row
+// measured no faster: the rows are bound by their loads and stores.)
+template <class Codec, class Op, bool kStream>
+void RowBlock(const void* a, const void* b, void* out, size_t n, const RowBatch& batch) {
+  using S = typename Codec::Storage;
+  const hn::ScalableTag<typename Codec::Compute> d;
+  for (size_t r = 0; r < batch.rows; ++r) {
+    const LookupOperand<Codec, decltype(d)> row_a(d, RowStart<Codec>(a, batch.a_stride, r), batch.a_span, batch.a_index);
+    const LookupOperand<Codec, decltype(d)> row_b(d, RowStart<Codec>(b, batch.b_stride, r), batch.b_span, batch.b_index);
+    Row<Codec, Op, kStream>(d, row_a, row_b, static_cast<S*>(out) + static_cast<int64_t>(r) * batch.out_stride, n);
+  }
+}
+
+template <class Codec, class Op, bool kStream>
+constexpr RowKernel BlockKernel() {
+  if constexpr (kHasLookup<Codec>) {
+    return &RowBlock<Codec, Op, kStream>;
+  } else {
+    return nullptr;
+  }
+}
+
 template <class Codec, class Op>
 constexpr RowKernels MakeRowKernels() {
   // Periodic rows come from short inner dims: plain stores only.
   return {{&RowVV<Codec, Op, false>, &RowVS<Codec, Op, false>, &RowSV<Codec, Op, false>,
-           &RowPeriodic<Codec, Op, 1>, &RowPeriodic<Codec, Op, 0>},
+           &RowPeriodic<Codec, Op, 1>, &RowPeriodic<Codec, Op, 0>, BlockKernel<Codec, Op, false>()},
           {&RowVV<Codec, Op, true>, &RowVS<Codec, Op, true>, &RowSV<Codec, Op, true>,
-           &RowPeriodic<Codec, Op, 1>, &RowPeriodic<Codec, Op, 0>}};
+           &RowPeriodic<Codec, Op, 1>, &RowPeriodic<Codec, Op, 0>, BlockKernel<Codec, Op, true>()}};
 }
 
-// One row of the table: the kernels of `Op` for every dtype, in DType order.
+template <class Codec>
+constexpr size_t LookupLanes() {
+  static_assert(hn::MaxLanes(hn::ScalableTag<float>()) <= kLookupPadding, "block tables need more padding");
+  if constexpr (kHasLookup<Codec>) {
+    return hn::MaxLanes(hn::ScalableTag<typename Codec::Compute>());
+  } else {
+    return 0;
+  }
+}
+
+// Fills one entry per dtype, in DType order, with make(codec of that dtype).
+template <class Entry, class Make>
+constexpr void FillDTypes(Entry (&row)[kDTypeCount], Make make) {
+  row[static_cast<int>(DType::f16)] = make(Float16Codec{});
+  row[static_cast<int>(DType::bf16)] = make(BFloat16Codec{});
+  row[static_cast<int>(DType::f32)] = make(NativeCodec<float>{});
+  row[static_cast<int>(DType::f64)] = make(NativeCodec<double>{});
+  row[static_cast<int>(DType::i8)] = make(NativeCodec<uint8_t>{});
+  row[static_cast<int>(DType::i16)] = make(NativeCodec<uint16_t>{});
+  row[static_cast<int>(DType::i32)] = make(NativeCodec<uint32_t>{});
+  row[static_cast<int>(DType::i64)] = make(NativeCodec<uint64_t>{});
+  row[static_cast<int>(DType::u8)] = make(NativeCodec<uint8_t>{});
+  row[static_cast<int>(DType::u16)] = make(NativeCodec<uint16_t>{});
+  row[static_cast<int>(DType::u32)] = make(NativeCodec<uint32_t>{});
+  row[static_cast<int>(DType::u64)] = make(NativeCodec<uint64_t>{});
+}
+
+// One row of the table: the kernels of `Op` for every dtype.
 template <class Op>
 constexpr void FillOp(RowKernels (&row)[kDTypeCount]) {
-  row[static_cast<int>(DType::f16)] = MakeRowKernels<Float16Codec, Op>();
-  row[static_cast<int>(DType::bf16)] = MakeRowKernels<BFloat16Codec, Op>();
-  row[static_cast<int>(DType::f32)] = MakeRowKernels<NativeCodec<float>, Op>();
-  row[static_cast<int>(DType::f64)] = MakeRowKernels<NativeCodec<double>, Op>();
-  row[static_cast<int>(DType::i8)] = MakeRowKernels<NativeCodec<uint8_t>, Op>();
-  row[static_cast<int>(DType::i16)] = MakeRowKernels<NativeCodec<uint16_t>, Op>();
-  row[static_cast<int>(DType::i32)] = MakeRowKernels<NativeCodec<uint32_t>, Op>();
-  row[static_cast<int>(DType::i64)] = MakeRowKernels<NativeCodec<uint64_t>, Op>();
-  row[static_cast<int>(DType::u8)] = MakeRowKernels<NativeCodec<uint8_t>, Op>();
-  row[static_cast<int>(DType::u16)] = MakeRowKernels<NativeCodec<uint16_t>, Op>();
-  row[static_cast<int>(DType::u32)] = MakeRowKernels<NativeCodec<uint32_t>, Op>();
-  row[static_cast<int>(DType::u64)] = MakeRowKernels<NativeCodec<uint64_t>, Op>();
+  FillDTypes(row, [](auto codec) { return MakeRowKernels<decltype(codec), Op>(); });
 }
 
 constexpr KernelTable MakeKernelTable() {
   KernelTable table{};
   table.target = HWY_TARGET;
+  FillDTypes(table.lookup_lanes, [](auto codec) { return LookupLanes<decltype(codec)>(); });
   FillOp<SubtractOp>(table.kernels[static_cast<int>(Op::subtract)]);
   FillOp<SquaredDifferenceOp>(table.kernels[static_cast<int>(Op::squared_difference)]);
   return table;

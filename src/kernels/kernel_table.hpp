@@ -31,7 +31,19 @@ struct RowBatch {
   // the row uses element (phase + i) % period of it.
   std::size_t period = 0;
   std::size_t phase = 0;
+  // block: element i of the row reads element a_index[i] of a's row and
+  // b_index[i] of b's; no index reaches past a_span (b_span) elements, and
+  // the tables hold kLookupPadding more entries than the row reads.
+  const int32_t* a_index = nullptr;
+  const int32_t* b_index = nullptr;
+  std::size_t a_span = 0;
+  std::size_t b_span = 0;
 };
+
+// Entries past the end of a block's index tables, so that a vector of indices
+// can be loaded at any element of the row: the most 32-bit lanes of any
+// target (AVX-512; elementwise-inl.h checks it).
+inline constexpr std::size_t kLookupPadding = 16;
 
 using RowKernel = void (*)(const void* a, const void* b, void* out, std::size_t n, const RowBatch& batch);
 
@@ -41,6 +53,7 @@ struct RowKinds {
   RowKernel sv;
   RowKernel vp;  // b repeats (RowBatch::period)
   RowKernel pv;  // a repeats
+  RowKernel block;  // both operands looked up (RowBatch::a_index); null where lookup_lanes is 0
 };
 
 // `streaming` writes the output with non-temporal stores where it is aligned;
@@ -53,6 +66,10 @@ struct RowKernels {
 struct KernelTable {
   int64_t target;  // the HWY_* bit of the target these kernels were compiled for
   RowKernels kernels[kOpCount][kDTypeCount];
+  // The most elements of a row's source a block kernel can look up (one
+  // vector of the dtype's compute lanes); 0 for dtypes without one (8- and
+  // 16-bit integers: Highway 1.0.3 looks up 32- and 64-bit lanes only).
+  std::size_t lookup_lanes[kDTypeCount];
 
   const RowKernels& at(Op op, DType dtype) const {
     return kernels[static_cast<int>(op)][static_cast<int>(dtype)];
