@@ -2,16 +2,10 @@
 
 #include <cstring>
 
+#include "kernels/kernel_table.hpp"
+
 namespace sqdiff::detail {
 namespace {
-
-template <std::size_t kSize>
-void gather_sized(const std::byte* from, int64_t stride, std::byte* to, std::size_t n) {
-  // Index from the base: stepping a pointer past the last element of a
-  // reversed view would leave the buffer.
-  const auto step = stride * static_cast<int64_t>(kSize);
-  for (std::size_t i = 0; i < n; ++i) std::memcpy(to + i * kSize, from + static_cast<int64_t>(i) * step, kSize);
-}
 
 template <std::size_t kSize>
 void scatter_sized(const std::byte* from, std::byte* to, int64_t stride, std::size_t n) {
@@ -22,12 +16,7 @@ void scatter_sized(const std::byte* from, std::byte* to, int64_t stride, std::si
 }  // namespace
 
 void gather(const std::byte* from, int64_t stride, std::byte* to, std::size_t n, std::size_t element_size) {
-  switch (element_size) {
-    case 1: return gather_sized<1>(from, stride, to, n);
-    case 2: return gather_sized<2>(from, stride, to, n);
-    case 4: return gather_sized<4>(from, stride, to, n);
-    default: return gather_sized<8>(from, stride, to, n);
-  }
+  kernel_table().gather.for_size(element_size)(from, stride, to, n);
 }
 
 void scatter(const std::byte* from, std::byte* to, int64_t stride, std::size_t n, std::size_t element_size) {

@@ -364,6 +364,33 @@ TEST_P(SimdTarget, RowKernelsMatchOracle) {
     }
 }
 
+// The table's gather kernels (packing strided rows) against a plain loop, for
+// every element size and the strides with vector paths (0, -1) or none.
+TEST_P(SimdTarget, GatherKernelsMatchPlainLoop) {
+  const int64_t target = GetParam();
+  TargetGuard guard(target);
+  const sqdiff::detail::GatherKernels& gather = sqdiff::detail::kernel_table().gather;
+  std::mt19937_64 rng(0x6A7E0000u + static_cast<uint64_t>(target % 997));
+  constexpr std::size_t kMaxN = 67;
+  constexpr int64_t kMaxStride = 5;
+  // The source is placed so that element 0 has room for kMaxN elements of
+  // either sign of stride around it.
+  std::vector<unsigned char> source(8 * (2 * kMaxN * kMaxStride + 1) + 1);
+  for (auto& byte : source) byte = static_cast<unsigned char>(rng());
+  for (const std::size_t size : {1, 2, 4, 8})
+    for (const int64_t stride : {-5, -3, -1, 0, 2, 3, 5})
+      for (std::size_t n = 0; n <= kMaxN; ++n) {
+        // Misaligned by a byte: views need not be aligned to their element size.
+        const unsigned char* from = source.data() + 1 + size * kMaxN * kMaxStride;
+        std::vector<unsigned char> got(n * size + 1, 0xEE), want(n * size + 1, 0xEE);
+        for (std::size_t i = 0; i < n; ++i)
+          std::memcpy(want.data() + i * size, from + static_cast<int64_t>(i) * stride * static_cast<int64_t>(size), size);
+        gather.for_size(size)(from, stride, got.data(), n);
+        ASSERT_EQ(got, want) << "element size " << size << ", stride " << stride << ", n " << n << ", target "
+                             << sqdiff::active_simd_target();
+      }
+}
+
 std::string param_name(int64_t t) { return target_name(t); }
 
 INSTANTIATE_TEST_SUITE_P(Targets, SimdTarget, ::testing::ValuesIn(targets_to_run()),

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "hwy/highway.h"
+#include "kernels/gather-inl.h"
 #include "kernels/half_convert-inl.h"
 #include "sqdiff/bfloat16.hpp"
 #include "sqdiff/float16.hpp"
@@ -468,6 +469,7 @@ constexpr KernelTable MakeKernelTable() {
   KernelTable table{};
   table.target = HWY_TARGET;
   FillDTypes(table.lookup_lanes, [](auto codec) { return LookupLanes<decltype(codec)>(); });
+  table.gather = MakeGatherKernels();
   FillOp<SubtractOp>(table.kernels[static_cast<int>(Op::subtract)]);
   FillOp<SquaredDifferenceOp>(table.kernels[static_cast<int>(Op::squared_difference)]);
   return table;

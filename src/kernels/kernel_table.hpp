@@ -63,6 +63,17 @@ struct RowKernels {
   RowKinds streaming;
 };
 
+// to[i] = from[i * stride] for i < n, strides in elements; one per element
+// size (1, 2, 4, 8 bytes).
+using GatherKernel = void (*)(const void* from, int64_t stride, void* to, std::size_t n);
+struct GatherKernels {
+  GatherKernel by_size[4];
+
+  GatherKernel for_size(std::size_t element_size) const {
+    return by_size[element_size == 1 ? 0 : element_size == 2 ? 1 : element_size == 4 ? 2 : 3];
+  }
+};
+
 struct KernelTable {
   int64_t target;  // the HWY_* bit of the target these kernels were compiled for
   RowKernels kernels[kOpCount][kDTypeCount];
@@ -70,6 +81,7 @@ struct KernelTable {
   // vector of the dtype's compute lanes); 0 for dtypes without one (8- and
   // 16-bit integers: Highway 1.0.3 looks up 32- and 64-bit lanes only).
   std::size_t lookup_lanes[kDTypeCount];
+  GatherKernels gather;
 
   const RowKernels& at(Op op, DType dtype) const {
     return kernels[static_cast<int>(op)][static_cast<int>(dtype)];
