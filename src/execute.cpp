@@ -241,8 +241,11 @@ ExecutionPolicy choose_policy(const Plan& plan, std::size_t element_size, std::s
   // when the call moves more than the last-level cache holds. Counting the
   // inputs matters: a 32 MiB output from a 32 MiB input on a 32 MiB cache ran
   // at 0.51-0.70 of a streaming copy with plain stores, 0.89-1.00 streaming.
+  // Strided inputs stream too when the output's rows are dense (8M reversed
+  // f32: 0.61-0.75 of the streaming bound with plain stores, 0.95 streaming).
   const bool dense_rows = plan.rank > 0 && plan.stride_out[static_cast<std::size_t>(plan.rank - 1)] == 1;
-  policy.streaming_stores = !output_aliases_input && dense_rows && output_bytes + input_bytes > last_level_cache_bytes();
+  policy.streaming_stores =
+      !output_aliases_input && dense_rows && output_bytes + input_bytes > last_level_cache_bytes();
   return policy;
 }
 
