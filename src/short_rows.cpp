@@ -132,6 +132,19 @@ int32_t* fill_index_table(int64_t m, int64_t n, int64_t stride_m, int64_t stride
   return std::fill_n(table, kLookupPadding, 0);
 }
 
+// The two inner dims become the plan's row, of `kind`, the inputs stepping
+// stride_a and stride_b elements along it.
+void merge_inner_dims(Plan& plan, RowKind kind, int64_t stride_a, int64_t stride_b) {
+  const auto m_dim = static_cast<std::size_t>(plan.rank - 2);
+  plan.size[m_dim] *= plan.size[m_dim + 1];
+  plan.stride_out[m_dim] = 1;
+  plan.stride_a[m_dim] = stride_a;
+  plan.stride_b[m_dim] = stride_b;
+  plan.rank -= 1;
+  plan.row_kind = kind;
+  plan.period = 0;
+}
+
 // The two inner dims (m_dim, m_dim + 1) become one block row, when both
 // inputs' parts of the block fit in `lookup_lanes` elements.
 bool make_block_row(Plan& plan, std::size_t lookup_lanes, std::vector<int32_t>& indices) {
@@ -152,13 +165,7 @@ bool make_block_row(Plan& plan, std::size_t lookup_lanes, std::vector<int32_t>& 
   plan.index_b = indices.data() + table_size;
   plan.span_a = span_a;
   plan.span_b = span_b;
-  plan.size[m_dim] = m * n;
-  plan.stride_out[m_dim] = 1;
-  plan.stride_a[m_dim] = 0;  // each row's inputs start where the block does
-  plan.stride_b[m_dim] = 0;
-  plan.rank -= 1;
-  plan.row_kind = RowKind::block;
-  plan.period = 0;
+  merge_inner_dims(plan, RowKind::block, 0, 0);  // each row's inputs start where the block does
   return true;
 }
 
@@ -201,15 +208,10 @@ bool widen_short_rows(Plan& plan, std::size_t element_size, std::size_t lookup_l
 
   // The block is now one row: contiguous in out and in every input but a
   // constant one.
-  plan.size[m_dim] = m * n;
-  plan.stride_out[m_dim] = 1;
-  plan.stride_a[m_dim] = layout_a == BlockLayout::constant ? 0 : 1;
-  plan.stride_b[m_dim] = layout_b == BlockLayout::constant ? 0 : 1;
-  plan.rank -= 1;
-  plan.row_kind = layout_a == BlockLayout::constant ? RowKind::sv
-                  : layout_b == BlockLayout::constant ? RowKind::vs
-                                                      : RowKind::vv;
-  plan.period = 0;
+  const RowKind kind = layout_a == BlockLayout::constant   ? RowKind::sv
+                       : layout_b == BlockLayout::constant ? RowKind::vs
+                                                           : RowKind::vv;
+  merge_inner_dims(plan, kind, layout_a == BlockLayout::constant ? 0 : 1, layout_b == BlockLayout::constant ? 0 : 1);
   return true;
 }
 

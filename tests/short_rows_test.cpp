@@ -41,24 +41,34 @@ float at(const std::byte* data, int64_t index) {
 
 Plan spec_example_plan() { return make_plan({{8, 7, 6, 5}, {210, 30, 5, 1}, {6, 0, 1, 0}, {0, 5, 0, 1}}); }
 
-// The specs' [8,1,6,1] with [7,1,5] where lanes can be looked up: 336 rows of
-// 5 become 56 block rows of 30 that read the inputs in place.
-TEST(ShortRows, SpecExampleBecomesBlockRowsOfThirty) {
-  const std::vector<float> a = iota_floats(48);
-  const std::vector<float> b = iota_floats(35);
-  Plan plan = spec_example_plan();
-  ShortRowInputs inputs{reinterpret_cast<const std::byte*>(a.data()), reinterpret_cast<const std::byte*>(b.data())};
-  ShortRowScratch scratch;
-  ASSERT_TRUE(widen_short_rows(plan, 4, kSixteenLanes, inputs, scratch));
+ShortRowInputs inputs_of(const std::vector<float>& a, const std::vector<float>& b) {
+  return {reinterpret_cast<const std::byte*>(a.data()), reinterpret_cast<const std::byte*>(b.data())};
+}
 
+// The specs' example widened either way: 8 x 7 rows of 30, out contiguous.
+void expect_spec_example_rows(const Plan& plan) {
   ASSERT_EQ(plan.rank, 3);
-  EXPECT_EQ(plan.row_kind, RowKind::block);
   EXPECT_EQ(plan.size[0], 8);
   EXPECT_EQ(plan.size[1], 7);
   EXPECT_EQ(plan.size[2], 30);
   EXPECT_EQ(plan.stride_out[0], 210);
   EXPECT_EQ(plan.stride_out[1], 30);
   EXPECT_EQ(plan.stride_out[2], 1);
+  EXPECT_EQ(plan.element_count, 1680);
+}
+
+// The specs' [8,1,6,1] with [7,1,5] where lanes can be looked up: 336 rows of
+// 5 become 56 block rows of 30 that read the inputs in place.
+TEST(ShortRows, SpecExampleBecomesBlockRowsOfThirty) {
+  const std::vector<float> a = iota_floats(48);
+  const std::vector<float> b = iota_floats(35);
+  Plan plan = spec_example_plan();
+  ShortRowInputs inputs = inputs_of(a, b);
+  ShortRowScratch scratch;
+  ASSERT_TRUE(widen_short_rows(plan, 4, kSixteenLanes, inputs, scratch));
+
+  expect_spec_example_rows(plan);
+  EXPECT_EQ(plan.row_kind, RowKind::block);
   EXPECT_EQ(plan.stride_a[0], 6);
   EXPECT_EQ(plan.stride_a[1], 0);
   EXPECT_EQ(plan.stride_b[0], 0);
@@ -93,21 +103,14 @@ TEST(ShortRows, SpecExampleBecomesBlockRowsOfThirty) {
 // The plan and copies of the specs' example widened over copies.
 void check_spec_example_copies(const Plan& plan, const ShortRowInputs& inputs, const ShortRowScratch& scratch,
                                const std::vector<float>& a, const std::vector<float>& b) {
-  ASSERT_EQ(plan.rank, 3);
+  expect_spec_example_rows(plan);
   EXPECT_EQ(plan.row_kind, RowKind::vv);
-  EXPECT_EQ(plan.size[0], 8);
-  EXPECT_EQ(plan.size[1], 7);
-  EXPECT_EQ(plan.size[2], 30);
-  EXPECT_EQ(plan.stride_out[0], 210);
-  EXPECT_EQ(plan.stride_out[1], 30);
-  EXPECT_EQ(plan.stride_out[2], 1);
   EXPECT_EQ(plan.stride_a[0], 30);
   EXPECT_EQ(plan.stride_a[1], 0);
   EXPECT_EQ(plan.stride_a[2], 1);
   EXPECT_EQ(plan.stride_b[0], 0);
   EXPECT_EQ(plan.stride_b[1], 30);
   EXPECT_EQ(plan.stride_b[2], 1);
-  EXPECT_EQ(plan.element_count, 1680);
   EXPECT_EQ(scratch.copies.size(), (8 + 7) * 30 * 4u);
 
   // Every output element reads the a and b elements the broadcast says.
@@ -133,7 +136,7 @@ TEST(ShortRows, SpecExampleBecomesRowsOfThirtyOverCopies) {
     const std::vector<float> a = iota_floats(48);
     const std::vector<float> b = iota_floats(35);
     Plan plan = spec_example_plan();
-    ShortRowInputs inputs{reinterpret_cast<const std::byte*>(a.data()), reinterpret_cast<const std::byte*>(b.data())};
+    ShortRowInputs inputs = inputs_of(a, b);
     ShortRowScratch scratch;
     ASSERT_TRUE(widen_short_rows(plan, 4, lookup_lanes, inputs, scratch));
     check_spec_example_copies(plan, inputs, scratch, a, b);
@@ -146,7 +149,7 @@ TEST(ShortRows, ConstantInputKeepsItsStrides) {
   const std::vector<float> b = iota_floats(5);
   // out [5, 4, 3]; a [1, 4, 3] transposed to strides (0, 1, 4); b [5, 1, 1].
   Plan plan = make_plan({{5, 4, 3}, {12, 3, 1}, {0, 1, 4}, {1, 0, 0}});
-  ShortRowInputs inputs{reinterpret_cast<const std::byte*>(a.data()), reinterpret_cast<const std::byte*>(b.data())};
+  ShortRowInputs inputs = inputs_of(a, b);
   ShortRowScratch scratch;
   ASSERT_TRUE(widen_short_rows(plan, 4, kNoLookup, inputs, scratch));
   ASSERT_EQ(plan.rank, 2);

@@ -383,8 +383,8 @@ TEST_P(SimdTarget, GatherKernelsMatchPlainLoop) {
         // Misaligned by a byte: views need not be aligned to their element size.
         const unsigned char* from = source.data() + 1 + size * kMaxN * kMaxStride;
         std::vector<unsigned char> got(n * size + 1, 0xEE), want(n * size + 1, 0xEE);
-        for (std::size_t i = 0; i < n; ++i)
-          std::memcpy(want.data() + i * size, from + static_cast<int64_t>(i) * stride * static_cast<int64_t>(size), size);
+        const int64_t step = stride * static_cast<int64_t>(size);
+        for (std::size_t i = 0; i < n; ++i) std::memcpy(want.data() + i * size, from + static_cast<int64_t>(i) * step, size);
         gather.for_size(size)(from, stride, got.data(), n);
         ASSERT_EQ(got, want) << "element size " << size << ", stride " << stride << ", n " << n << ", target "
                              << sqdiff::active_simd_target();

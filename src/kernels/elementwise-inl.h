@@ -407,9 +407,10 @@ template <class Codec, class Op, bool kStream>
 void RowBlock(const void* a, const void* b, void* out, size_t n, const RowBatch& batch) {
   using S = typename Codec::Storage;
   const hn::ScalableTag<typename Codec::Compute> d;
+  using Lookup = LookupOperand<Codec, decltype(d)>;
   for (size_t r = 0; r < batch.rows; ++r) {
-    const LookupOperand<Codec, decltype(d)> row_a(d, RowStart<Codec>(a, batch.a_stride, r), batch.a_span, batch.a_index);
-    const LookupOperand<Codec, decltype(d)> row_b(d, RowStart<Codec>(b, batch.b_stride, r), batch.b_span, batch.b_index);
+    const Lookup row_a(d, RowStart<Codec>(a, batch.a_stride, r), batch.a_span, batch.a_index);
+    const Lookup row_b(d, RowStart<Codec>(b, batch.b_stride, r), batch.b_span, batch.b_index);
     Row<Codec, Op, kStream>(d, row_a, row_b, static_cast<S*>(out) + static_cast<int64_t>(r) * batch.out_stride, n);
   }
 }
