@@ -269,6 +269,27 @@ void unregister_temp(int slot) {
   g_temp_used[slot].store(false);
 }
 
+constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+
+// Holds the cleanup signals back while a temporary is created and entered in
+// the table: a signal delivered as open() returns would otherwise find a file
+// the table does not name yet, and leave it behind.
+class CleanupSignalsHeld {
+ public:
+  CleanupSignalsHeld() {
+    sigset_t held;
+    sigemptyset(&held);
+    for (const int s : kCleanupSignals) sigaddset(&held, s);
+    pthread_sigmask(SIG_BLOCK, &held, &previous_);
+  }
+  CleanupSignalsHeld(const CleanupSignalsHeld&) = delete;
+  CleanupSignalsHeld& operator=(const CleanupSignalsHeld&) = delete;
+  ~CleanupSignalsHeld() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+
+ private:
+  sigset_t previous_;
+};
+
 extern "C" void remove_temps_and_reraise(int signal_number) {
   for (int i = 0; i < kMaxTempFiles; ++i) {
     if (g_temp_used[i].load() && g_temp_paths[i][0] != '\0') ::unlink(g_temp_paths[i]);
@@ -316,7 +337,7 @@ void install_temp_file_cleanup() {
   struct sigaction action {};
   action.sa_handler = remove_temps_and_reraise;
   sigemptyset(&action.sa_mask);
-  for (const int s : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
+  for (const int s : kCleanupSignals) {
     struct sigaction old {};
     if (sigaction(s, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;  // keep "ignored"
     sigaction(s, &action, nullptr);
@@ -546,21 +567,25 @@ NpyWriter::NpyWriter(const std::string& path, DType dtype, const Shape& shape)
   const std::size_t slash = path.rfind('/');
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
   if (base.empty()) fail(path, "the output path names a directory, not a file");
-  static std::atomic<unsigned> counter{0};
-  const auto seed = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
-  for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
-    const std::string candidate = (dir == "/" ? "" : dir) + "/." + base + ".tmp-" + std::to_string(::getpid()) +
-                                  "-" + std::to_string((seed + static_cast<unsigned long long>(counter++) * 7919) % 1000000);
-    const int fd = ::open(candidate.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd >= 0) {
-      fd_ = fd;
-      temp_path_ = candidate;
-    } else if (errno != EEXIST) {
-      fail(path, "cannot create the output file in directory " + dir + ": " + errno_text(errno));
+  {
+    const CleanupSignalsHeld held;
+    static std::atomic<unsigned> counter{0};
+    const auto seed = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
+    for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
+      const unsigned long long suffix = (seed + static_cast<unsigned long long>(counter++) * 7919) % 1000000;
+      const std::string candidate = (dir == "/" ? "" : dir) + "/." + base + ".tmp-" + std::to_string(::getpid()) +
+                                    "-" + std::to_string(suffix);
+      const int fd = ::open(candidate.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      if (fd >= 0) {
+        fd_ = fd;
+        temp_path_ = candidate;
+      } else if (errno != EEXIST) {
+        fail(path, "cannot create the output file in directory " + dir + ": " + errno_text(errno));
+      }
     }
+    if (fd_ < 0) fail(path, "cannot create a unique temporary file in directory " + dir);
+    slot_ = register_temp(temp_path_);
   }
-  if (fd_ < 0) fail(path, "cannot create a unique temporary file in directory " + dir);
-  slot_ = register_temp(temp_path_);
   // From here on, errors must remove the temporary: cleanup() does.
   try {
     map_size_ = header_size + static_cast<std::size_t>(data_bytes);

@@ -4,9 +4,11 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -334,6 +336,29 @@ TEST_F(NpyTest, WriterIsAtomic) {
     NpyWriter writer(path("fresh.npy"), DType::f32, {2, 2});
   }
   EXPECT_EQ(listing(), std::vector<std::string>{"out.npy"});
+}
+
+// SIGINT at a random moment of a writer's life, many times over: the process
+// dies of the signal and leaves no temporary behind. The moment between
+// creating the temporary and registering it for removal is a few hundred
+// nanoseconds wide, so the iterations are many and their timing random.
+TEST_F(NpyTest, InterruptAtAnyMomentLeavesNoTemporary) {
+  std::mt19937 random(20261122);
+  std::uniform_int_distribution<int> delay_us(0, 400);
+  for (int round = 0; round < 400; ++round) {
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      install_temp_file_cleanup();
+      for (;;) NpyWriter writer(path("o.npy"), DType::f32, {16});
+    }
+    ::usleep(static_cast<useconds_t>(delay_us(random)));
+    ::kill(child, SIGINT);
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << "round " << round << ", status " << status;
+    ASSERT_EQ(listing(), std::vector<std::string>{}) << "round " << round;
+  }
 }
 
 TEST_F(NpyTest, WriterPermissionsFollowUmask) {
