@@ -14,9 +14,11 @@
 #include <hwy/cache_control.h>
 #include <hwy/targets.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -42,6 +44,29 @@ class TargetGuard {
   TargetGuard(const TargetGuard&) = delete;
   TargetGuard& operator=(const TargetGuard&) = delete;
 };
+
+// Makes kernel_table() use, or not use, the AVX512-BF16 bf16 kernels for the
+// lifetime of the guard.
+class BF16InstructionsGuard {
+ public:
+  explicit BF16InstructionsGuard(bool allowed) { sqdiff::detail::allow_bf16_instructions(allowed); }
+  ~BF16InstructionsGuard() { sqdiff::detail::allow_bf16_instructions(true); }
+  BF16InstructionsGuard(const BF16InstructionsGuard&) = delete;
+  BF16InstructionsGuard& operator=(const BF16InstructionsGuard&) = delete;
+};
+
+// The bf16 kernels a target has: the integer rounding always, and the
+// AVX512-BF16 instructions on AVX-512 targets of CPUs that have them.
+std::vector<bool> bf16_variants(int64_t target) {
+  const bool avx512 = target == HWY_AVX3 || target == HWY_AVX3_DL;
+  if (avx512 && sqdiff::detail::cpu_has_bf16_instructions()) return {false, true};
+  return {false};
+}
+
+std::string target_description() {
+  return sqdiff::active_simd_target() +
+         (sqdiff::detail::kernel_table().bf16_instructions ? " (bf16 via AVX512-BF16)" : "");
+}
 
 // The targets to run: compiled into the library and supported by this CPU.
 std::vector<int64_t> targets_to_run() {
@@ -211,7 +236,7 @@ std::string run_api_case(std::mt19937_64& rng, DType t, oracle::Op op, Kind kind
     std::ostringstream d;
     d << oracle::name_of(op) << " " << oracle::name_of(t) << " " << kind_name(kind) << " n=" << n << " "
       << where_name(where) << ", misalignment (elements) a=" << mis_a << " b=" << mis_b << " out=" << mis_out
-      << ", target " << sqdiff::active_simd_target();
+      << ", target " << target_description();
     return d.str();
   };
   if (!expected || expected->shape != s.out) return "oracle does not broadcast: " + describe();
@@ -250,36 +275,40 @@ TEST_P(SimdTargetDType, PublicApiMatchesOracle) {
   ASSERT_EQ(sqdiff::active_simd_target(), target_name(target));
   std::mt19937_64 rng(0x51AD0000u + static_cast<uint64_t>(t));
   int failures = 0;
-  for (oracle::Op op : oracle::kAllOps)
-    for (Kind kind : {Kind::vv, Kind::vs, Kind::sv, Kind::rows, Kind::cols, Kind::both_sided})
-      for (Where where : {Where::fresh, Where::on_a, Where::on_b})
-        for (std::size_t n : lengths()) {
-          const Shapes s = shapes_of(kind, static_cast<int64_t>(n));
-          std::vector<uint64_t> va(static_cast<std::size_t>(oracle::element_count(s.a)));
-          std::vector<uint64_t> vb(static_cast<std::size_t>(oracle::element_count(s.b)));
-          for (auto& v : va) v = values::random_value(rng, t);
-          for (auto& v : vb) v = values::random_value(rng, t);
-          std::vector<uint64_t> results[2];
-          for (int variant = 0; variant < 2; ++variant) {
-            // one aligned run and one with all three pointers misaligned by
-            // 1..3 elements (rotating with n)
-            const std::size_t ma = variant ? 1 + n % 3 : 0;
-            const std::size_t mb = variant ? 1 + (n + 1) % 3 : 0;
-            const std::size_t mo = variant ? 1 + (n + 2) % 3 : 0;
-            const std::string err = run_api_case(rng, t, op, kind, where, n, ma, mb, mo, va, vb, &results[variant]);
-            if (!err.empty()) {
-              ADD_FAILURE() << err;
+  for (const bool bf16_instructions : t == DType::bf16 ? bf16_variants(target) : std::vector<bool>{false}) {
+    BF16InstructionsGuard bf16_guard(bf16_instructions);
+    ASSERT_EQ(sqdiff::detail::kernel_table().bf16_instructions, bf16_instructions);
+    for (oracle::Op op : oracle::kAllOps)
+      for (Kind kind : {Kind::vv, Kind::vs, Kind::sv, Kind::rows, Kind::cols, Kind::both_sided})
+        for (Where where : {Where::fresh, Where::on_a, Where::on_b})
+          for (std::size_t n : lengths()) {
+            const Shapes s = shapes_of(kind, static_cast<int64_t>(n));
+            std::vector<uint64_t> va(static_cast<std::size_t>(oracle::element_count(s.a)));
+            std::vector<uint64_t> vb(static_cast<std::size_t>(oracle::element_count(s.b)));
+            for (auto& v : va) v = values::random_value(rng, t);
+            for (auto& v : vb) v = values::random_value(rng, t);
+            std::vector<uint64_t> results[2];
+            for (int variant = 0; variant < 2; ++variant) {
+              // one aligned run and one with all three pointers misaligned by
+              // 1..3 elements (rotating with n)
+              const std::size_t ma = variant ? 1 + n % 3 : 0;
+              const std::size_t mb = variant ? 1 + (n + 1) % 3 : 0;
+              const std::size_t mo = variant ? 1 + (n + 2) % 3 : 0;
+              const std::string err = run_api_case(rng, t, op, kind, where, n, ma, mb, mo, va, vb, &results[variant]);
+              if (!err.empty()) {
+                ADD_FAILURE() << err;
+                if (++failures >= 10) return;
+              }
+            }
+            // SPEC section 4: bit-identical whatever the alignment, NaN
+            // payloads included.
+            if (results[0] != results[1]) {
+              ADD_FAILURE() << "aligned and misaligned runs differ (NaN payloads?): " << oracle::name_of(op) << " "
+                            << oracle::name_of(t) << " " << kind_name(kind) << " n=" << n << " " << where_name(where);
               if (++failures >= 10) return;
             }
           }
-          // SPEC section 4: bit-identical whatever the alignment, NaN
-          // payloads included.
-          if (results[0] != results[1]) {
-            ADD_FAILURE() << "aligned and misaligned runs differ (NaN payloads?): " << oracle::name_of(op) << " "
-                          << oracle::name_of(t) << " " << kind_name(kind) << " n=" << n << " " << where_name(where);
-            if (++failures >= 10) return;
-          }
-        }
+  }
   EXPECT_EQ(sqdiff::active_simd_target(), target_name(target));
 }
 
@@ -303,7 +332,7 @@ std::string run_kernel_case(std::mt19937_64& rng, const sqdiff::detail::RowKinds
   auto describe = [&] {
     std::ostringstream d;
     d << "kernel_table " << flavor << " " << kname << " " << oracle::name_of(op) << " " << oracle::name_of(t) << " n=" << n << " "
-      << where_name(where) << ", misalignment " << mis << ", target " << sqdiff::active_simd_target();
+      << where_name(where) << ", misalignment " << mis << ", target " << target_description();
     return d.str();
   };
   if (fn == nullptr) return "null kernel: " + describe();
@@ -342,26 +371,80 @@ TEST_P(SimdTarget, RowKernelsMatchOracle) {
   const int64_t target = GetParam();
   TargetGuard guard(target);
   ASSERT_EQ(sqdiff::active_simd_target(), target_name(target));
-  const sqdiff::detail::KernelTable& table = sqdiff::detail::kernel_table();
   std::mt19937_64 rng(0x7AB1E000u + static_cast<uint64_t>(target % 997));
   std::vector<std::size_t> ns;
   for (std::size_t i = 0; i <= 67; ++i) ns.push_back(i);
   for (std::size_t i : {255, 256, 1000}) ns.push_back(i);
   int failures = 0;
-  for (oracle::Op op : oracle::kAllOps)
-    for (DType t : oracle::kAllDTypes) {
-      const sqdiff::detail::RowKernels& kernels = table.at(static_cast<sqdiff::detail::Op>(op), t);
-      for (const auto& [k, flavor] : {std::pair{&kernels.plain, "plain"}, std::pair{&kernels.streaming, "streaming"}})
-        for (char kind : {'v', 's', 'S'})
-          for (Where where : {Where::fresh, Where::on_a, Where::on_b})
-            for (std::size_t n : ns) {
-              const std::string err = run_kernel_case(rng, *k, flavor, t, op, kind, where, n, n % 4);
-              if (!err.empty()) {
-                ADD_FAILURE() << err;
-                if (++failures >= 10) return;
+  for (const bool bf16_instructions : bf16_variants(target)) {
+    BF16InstructionsGuard bf16_guard(bf16_instructions);
+    const sqdiff::detail::KernelTable& table = sqdiff::detail::kernel_table();
+    ASSERT_EQ(table.bf16_instructions, bf16_instructions);
+    for (oracle::Op op : oracle::kAllOps)
+      for (DType t : oracle::kAllDTypes) {
+        if (bf16_instructions && t != DType::bf16) continue;  // the same kernels as without
+        const sqdiff::detail::RowKernels& kernels = table.at(static_cast<sqdiff::detail::Op>(op), t);
+        for (const auto& [k, flavor] :
+             {std::pair{&kernels.plain, "plain"}, std::pair{&kernels.streaming, "streaming"}})
+          for (char kind : {'v', 's', 'S'})
+            for (Where where : {Where::fresh, Where::on_a, Where::on_b})
+              for (std::size_t n : ns) {
+                const std::string err = run_kernel_case(rng, *k, flavor, t, op, kind, where, n, n % 4);
+                if (!err.empty()) {
+                  ADD_FAILURE() << err;
+                  if (++failures >= 10) return;
+                }
               }
-            }
+      }
+  }
+}
+
+// Every bf16 bit pattern as a, against b values chosen so that a - b and
+// (a - b)² cover the f32 subnormals, which AVX512-BF16's vcvtneps2bf16 would
+// flush to zero, in vectors alone and mixed with normal lanes.
+TEST_P(SimdTarget, BF16SubnormalResultsAreRoundedNotFlushed) {
+  const int64_t target = GetParam();
+  TargetGuard guard(target);
+  constexpr std::size_t kPatterns = 65536;
+  Buffer a(DType::bf16, kPatterns, 0, 0), b(DType::bf16, kPatterns, 0, 0), out(DType::bf16, kPatterns, 0, 0);
+  for (std::size_t i = 0; i < kPatterns; ++i) a.set(i, i);
+  auto as_float = [](uint64_t bits) {
+    const uint32_t wide = static_cast<uint32_t>(bits) << 16;
+    float f;
+    std::memcpy(&f, &wide, sizeof(f));
+    return f;
+  };
+  std::map<oracle::Op, std::size_t> subnormal_results;
+  // 0, -0, the smallest subnormals, the smallest normal, 1.0
+  for (const uint64_t b_bits : {0x0000u, 0x8000u, 0x0001u, 0x807Fu, 0x0080u, 0x3F80u}) {
+    for (std::size_t i = 0; i < kPatterns; ++i) b.set(i, b_bits);
+    for (const bool bf16_instructions : bf16_variants(target)) {
+      BF16InstructionsGuard bf16_guard(bf16_instructions);
+      const sqdiff::detail::KernelTable& table = sqdiff::detail::kernel_table();
+      ASSERT_EQ(table.bf16_instructions, bf16_instructions);
+      for (oracle::Op op : oracle::kAllOps) {
+        for (std::size_t i = 0; i < kPatterns; ++i) {
+          const float d = as_float(a.get(i)) - as_float(b_bits);
+          subnormal_results[op] += std::fpclassify(op == oracle::Op::subtract ? d : d * d) == FP_SUBNORMAL;
+        }
+        const sqdiff::detail::RowKernels& kernels = table.at(static_cast<sqdiff::detail::Op>(op), DType::bf16);
+        for (const auto& [kinds, flavor] :
+             {std::pair{&kernels.plain, "plain"}, std::pair{&kernels.streaming, "streaming"}}) {
+          kinds->vv(a.data(), b.data(), out.data(), kPatterns, {});
+          hwy::FlushStream();
+          for (std::size_t i = 0; i < kPatterns; ++i) {
+            const uint64_t want = oracle::compute_bits(DType::bf16, op, a.get(i), b_bits);
+            ASSERT_TRUE(oracle::bits_match(DType::bf16, want, out.get(i)))
+                << "a=" << oracle::hex_bits(DType::bf16, a.get(i)) << " b=" << oracle::hex_bits(DType::bf16, b_bits)
+                << ": expected " << oracle::hex_bits(DType::bf16, want) << ", actual "
+                << oracle::hex_bits(DType::bf16, out.get(i)) << ", " << oracle::name_of(op) << " " << flavor
+                << ", target " << target_description();
+          }
+        }
+      }
     }
+  }
+  for (oracle::Op op : oracle::kAllOps) EXPECT_GT(subnormal_results[op], 0u) << oracle::name_of(op);
 }
 
 // The table's gather kernels (packing strided rows) against a plain loop, for

@@ -2,6 +2,8 @@
 // exports the table of the best target the CPU supports.
 #include "kernels/kernel_table.hpp"
 
+#include <atomic>
+
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/elementwise.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -13,7 +15,11 @@ HWY_BEFORE_NAMESPACE();
 namespace sqdiff::detail::HWY_NAMESPACE {
 
 const KernelTable* GetKernelTable() {
-  static constexpr KernelTable kTable = MakeKernelTable();
+  static constexpr KernelTable kTable = MakeKernelTable<BFloat16Codec>();
+#if SQDIFF_HAVE_BF16_INSTRUCTIONS
+  static constexpr KernelTable kBF16InstructionTable = MakeKernelTable<BFloat16InstructionCodec>();
+  if (use_bf16_instructions()) return &kBF16InstructionTable;
+#endif
   return &kTable;
 }
 
@@ -30,6 +36,28 @@ HWY_EXPORT(GetKernelTable);
 const KernelTable& kernel_table() { return *HWY_DYNAMIC_DISPATCH(GetKernelTable)(); }
 
 int64_t compiled_targets() { return HWY_TARGETS; }
+
+namespace {
+std::atomic<bool> g_bf16_instructions_allowed{true};
+}  // namespace
+
+bool cpu_has_bf16_instructions() {
+#if HWY_ARCH_X86 && (HWY_COMPILER_GCC || HWY_COMPILER_CLANG)
+  static const bool has = [] {
+    __builtin_cpu_init();  // kernel_table() may run before main (static initialisers)
+    return __builtin_cpu_supports("avx512bf16") != 0;
+  }();
+  return has;
+#else
+  return false;
+#endif
+}
+
+void allow_bf16_instructions(bool allowed) { g_bf16_instructions_allowed.store(allowed, std::memory_order_relaxed); }
+
+bool use_bf16_instructions() {
+  return cpu_has_bf16_instructions() && g_bf16_instructions_allowed.load(std::memory_order_relaxed);
+}
 
 }  // namespace sqdiff::detail
 #endif  // HWY_ONCE

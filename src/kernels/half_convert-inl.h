@@ -107,6 +107,30 @@ HWY_INLINE hn::Vec<hn::Rebind<hwy::bfloat16_t, DF>> NarrowBF16(DF /*df*/, hn::Ve
   return hn::BitCast(dh, hn::DemoteTo(du16, hn::BitCast(di, result)));
 }
 
+#undef SQDIFF_HAVE_BF16_INSTRUCTIONS
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && (HWY_COMPILER_GCC || HWY_COMPILER_CLANG)
+#define SQDIFF_HAVE_BF16_INSTRUCTIONS 1
+#else
+#define SQDIFF_HAVE_BF16_INSTRUCTIONS 0
+#endif
+
+#if SQDIFF_HAVE_BF16_INSTRUCTIONS
+// vcvtneps2bf16 (AVX512-BF16; only for CPUs that have it) rounds exactly as
+// NarrowBF16, NaN quieting included, except that it flushes f32 subnormals to
+// zero: see HasSubnormalLane. Inline assembly, because Highway 1.0.3 has no
+// target with AVX512-BF16 and the compiler emits the instruction only for one.
+HWY_INLINE hn::Vec256<hwy::bfloat16_t> NarrowBF16Instruction(hn::Vec512<float> v) {
+  __m256i narrowed;
+  asm("vcvtneps2bf16 {%1, %0|%0, %1}" : "=v"(narrowed) : "v"(v.raw));
+  return hn::Vec256<hwy::bfloat16_t>{narrowed};
+}
+
+HWY_INLINE bool HasSubnormalLane(hn::Vec512<float> v) {
+  constexpr int kSubnormal = 0x20;  // vfpclassps category bit
+  return _mm512_fpclass_ps_mask(v.raw, kSubnormal) != 0;
+}
+#endif
+
 }  // namespace sqdiff::detail::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

@@ -76,6 +76,7 @@ struct GatherKernels {
 
 struct KernelTable {
   int64_t target;  // the HWY_* bit of the target these kernels were compiled for
+  bool bf16_instructions;  // bf16 stores use AVX512-BF16's vcvtneps2bf16
   RowKernels kernels[kOpCount][kDTypeCount];
   // The most elements of a row's source a block kernel can look up (one
   // vector of the dtype's compute lanes); 0 for dtypes without one (8- and
@@ -89,8 +90,20 @@ struct KernelTable {
 };
 
 // The table for the best target the CPU supports (honours hwy's
-// SetSupportedTargetsForTest, so tests can run every target).
+// SetSupportedTargetsForTest, so tests can run every target). On AVX-512
+// targets, the bf16 kernels use the AVX512-BF16 instructions when the CPU has
+// them and allow_bf16_instructions has not turned them off.
 const KernelTable& kernel_table();
+
+// Whether this CPU has AVX512-BF16.
+bool cpu_has_bf16_instructions();
+
+// For tests: false makes kernel_table() return the tables with the integer
+// bf16 rounding, so that it is tested on AVX-512 targets too. Default true.
+void allow_bf16_instructions(bool allowed);
+
+// The CPU has them and they are allowed.
+bool use_bf16_instructions();
 
 // Bit mask (hwy's HWY_* target bits) of the targets compiled into the library.
 int64_t compiled_targets();
