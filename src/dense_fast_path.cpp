@@ -46,8 +46,9 @@ bool try_dense_fast_path(Op op, const ConstTensorView& a, const ConstTensorView&
   const std::size_t bytes = count * element_size;
   if (!disjoint_or_same(a.data, out.data, bytes) || !disjoint_or_same(b.data, out.data, bytes)) return false;
 
-  const ScopedIeeeDefaults ieee_defaults;
-  kernel_table().at(op, a.dtype).plain.vv(a.data, b.data, out.data, count, RowBatch{});
+  const ScopedIeeeDefaults ieee_defaults(a.dtype);
+  static constexpr RowBatch kOneRow{};  // not built per call: that was a rep stos of 88 bytes
+  kernel_table().at(op, a.dtype).plain.vv(a.data, b.data, out.data, count, kOneRow);
   return true;
 }
 

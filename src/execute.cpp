@@ -24,6 +24,7 @@ struct Call {
   const Plan* plan;
   const RowKinds* kernels;
   const RowKinds* plain_kernels;  // for rows that write through a packing buffer
+  DType dtype;
   std::size_t element_size;
   const std::byte* a;
   const std::byte* b;
@@ -222,7 +223,7 @@ void run_range(const Call& call, std::size_t begin, std::size_t count) {
 
 void run_tile(void* context, std::size_t begin, std::size_t count) {
   const Call& call = *static_cast<const Call*>(context);
-  const ScopedIeeeDefaults ieee_defaults;  // worker threads too
+  const ScopedIeeeDefaults ieee_defaults(call.dtype);  // on the caller's thread and the workers
   run_range(call, begin, count);
   // Streaming stores are weakly ordered: fence before the pool reports the
   // tile done, so the caller sees every store once the call returns.
@@ -257,6 +258,7 @@ void execute(const Plan& plan, Op op, DType dtype, const std::byte* a, const std
       .plan = &plan,
       .kernels = policy.streaming_stores ? &kernels.streaming : &kernels.plain,
       .plain_kernels = &kernels.plain,
+      .dtype = dtype,
       .element_size = dtype_size(dtype),
       .a = a,
       .b = b,

@@ -7,7 +7,6 @@
 #include "dense_fast_path.hpp"
 #include "dense_strides.hpp"
 #include "execute.hpp"
-#include "fp_environment.hpp"
 #include "kernels/kernel_table.hpp"
 #include "plan.hpp"
 #include "short_rows.hpp"
@@ -42,7 +41,6 @@ void run(detail::Op op, std::string_view name, const ConstTensorView& a, const C
                            inputs, short_row_scratch);
   const detail::ExecutionPolicy policy =
       detail::choose_policy(plan, call.element_size, call.input_bytes, options.threads, call.output_aliases_input);
-  const detail::ScopedIeeeDefaults ieee_defaults;
   detail::execute(plan, op, call.dtype, inputs.a, inputs.b, call.out, policy);
 }
 

@@ -35,11 +35,16 @@ class HostileFpEnvironment {
 // Lengths that cover a SIMD body and a tail on every target.
 constexpr int64_t kLength = 67;
 
+// Same shapes take the dense fast path; a b of shape [1] (broadcast) the
+// general one.
+enum class Path { dense, general };
+
 template <typename T>
-std::vector<T> run(DType dtype, bool squared, T a_value, T b_value) {
-  std::vector<T> a(kLength, a_value), b(kLength, b_value), out(kLength);
+std::vector<T> run(DType dtype, bool squared, T a_value, T b_value, Path path = Path::dense) {
+  const int64_t b_length = path == Path::dense ? kLength : 1;
+  std::vector<T> a(kLength, a_value), b(static_cast<std::size_t>(b_length), b_value), out(kLength);
   const sqdiff::ConstTensorView va{a.data(), dtype, {kLength}};
-  const sqdiff::ConstTensorView vb{b.data(), dtype, {kLength}};
+  const sqdiff::ConstTensorView vb{b.data(), dtype, {b_length}};
   const sqdiff::TensorView vo{out.data(), dtype, {kLength}};
   const unsigned before = _mm_getcsr();
   if (squared) {
@@ -67,24 +72,26 @@ struct Expected {
   float f32_rounded = 1.0f - 1e-8f;           // 1.0 when rounded to nearest
 };
 
-void check_ieee_defaults(const Expected& expected) {
+void check_ieee_defaults(const Expected& expected, Path path) {
   ASSERT_NE(expected.f64_tiny_squared, 0.0);
   ASSERT_EQ(expected.f32_rounded, 1.0f);
   const HostileFpEnvironment hostile;
   // Denormal inputs are not zeroed (DAZ) and denormal results not flushed (FTZ).
-  expect_all(run<float>(DType::f32, false, expected.f32_min_subnormal, 0.0f), expected.f32_min_subnormal,
+  expect_all(run<float>(DType::f32, false, expected.f32_min_subnormal, 0.0f, path), expected.f32_min_subnormal,
              "f32 subnormal input");
-  expect_all(run<double>(DType::f64, true, expected.f64_tiny, 0.0), expected.f64_tiny_squared,
+  expect_all(run<double>(DType::f64, true, expected.f64_tiny, 0.0, path), expected.f64_tiny_squared,
              "f64 subnormal result");
   // Round to nearest even, not toward zero.
-  expect_all(run<float>(DType::f32, false, 1.0f, 1e-8f), expected.f32_rounded, "f32 rounding");
+  expect_all(run<float>(DType::f32, false, 1.0f, 1e-8f, path), expected.f32_rounded, "f32 rounding");
   // f16: 2^-14 - 2^-24 = the largest f16 subnormal (0x03FF); subnormal f16
   // inputs must not be zeroed on the way through f32 either.
-  expect_all(run<uint16_t>(DType::f16, false, 0x0400, 0x0001), static_cast<uint16_t>(0x03FF),
+  expect_all(run<uint16_t>(DType::f16, false, 0x0400, 0x0001, path), static_cast<uint16_t>(0x03FF),
              "f16 subnormal result");
   // bf16: 1 - 2^-9 is a tie between 1 - 2^-8 and 1; to even gives 1 (0x3F80),
   // toward zero would give 0x3F7F.
-  expect_all(run<uint16_t>(DType::bf16, false, 0x3F80, 0x3B00), static_cast<uint16_t>(0x3F80), "bf16 tie");
+  expect_all(run<uint16_t>(DType::bf16, false, 0x3F80, 0x3B00, path), static_cast<uint16_t>(0x3F80), "bf16 tie");
+  // Integers ignore MXCSR; the caller's settings still come back (run() checks).
+  expect_all(run<int32_t>(DType::i32, true, 7, -5, path), 144, "i32");
 }
 
 TEST(FpEnvironment, IeeeDefaultsHoldOnEveryTarget) {
@@ -94,7 +101,8 @@ TEST(FpEnvironment, IeeeDefaultsHoldOnEveryTarget) {
     const int64_t target = targets & -targets;
     hwy::SetSupportedTargetsForTest(target);
     SCOPED_TRACE(hwy::TargetName(target));
-    check_ieee_defaults(Expected{});
+    check_ieee_defaults(Expected{}, Path::dense);
+    check_ieee_defaults(Expected{}, Path::general);
     ++ran;
   }
   hwy::SetSupportedTargetsForTest(0);
