@@ -143,7 +143,7 @@ class ExactInput {
 
 constexpr std::size_t kGuard = 128;  // > one AVX-512 vector of u8 (64 lanes)
 
-enum class Kind { vv, vs, sv, rows, cols, both_sided };
+enum class Kind { vv, vs, sv, rows, cols, both_sided, both_sided_b_fixed, both_moving };
 const char* kind_name(Kind k) {
   switch (k) {
     case Kind::vv: return "vv [n]-[n]";
@@ -152,6 +152,8 @@ const char* kind_name(Kind k) {
     case Kind::rows: return "row broadcast [3,n]-[n]";
     case Kind::cols: return "column broadcast [3,n]-[3,1]";
     case Kind::both_sided: return "both-sided [2,1,1+n%7,1]-[3,1,1+n/7%9] (block rows or copies)";
+    case Kind::both_sided_b_fixed: return "both-sided [1,3,1+n%7,1]-[2,1,1,1+n/7%9] (b's row fixed along a batch)";
+    case Kind::both_moving: return "both-sided [3,1+n%7,1]-[3,1,1+n/7%9] (both rows move along a batch)";
   }
   return "?";
 }
@@ -182,6 +184,16 @@ Shapes shapes_of(Kind k, int64_t n) {
       const int64_t m = 1 + n % 7;
       const int64_t cols = 1 + n / 7 % 9;
       return {{2, 1, m, 1}, {3, 1, cols}, {2, 3, m, cols}};
+    }
+    case Kind::both_sided_b_fixed: {
+      const int64_t m = 1 + n % 7;
+      const int64_t cols = 1 + n / 7 % 9;
+      return {{1, 3, m, 1}, {2, 1, 1, cols}, {2, 3, m, cols}};
+    }
+    case Kind::both_moving: {
+      const int64_t m = 1 + n % 7;
+      const int64_t cols = 1 + n / 7 % 9;
+      return {{3, m, 1}, {3, 1, cols}, {3, m, cols}};
     }
   }
   return {};
@@ -279,7 +291,8 @@ TEST_P(SimdTargetDType, PublicApiMatchesOracle) {
     BF16InstructionsGuard bf16_guard(bf16_instructions);
     ASSERT_EQ(sqdiff::detail::kernel_table().bf16_instructions, bf16_instructions);
     for (oracle::Op op : oracle::kAllOps)
-      for (Kind kind : {Kind::vv, Kind::vs, Kind::sv, Kind::rows, Kind::cols, Kind::both_sided})
+      for (Kind kind : {Kind::vv, Kind::vs, Kind::sv, Kind::rows, Kind::cols, Kind::both_sided,
+                        Kind::both_sided_b_fixed, Kind::both_moving})
         for (Where where : {Where::fresh, Where::on_a, Where::on_b})
           for (std::size_t n : lengths()) {
             const Shapes s = shapes_of(kind, static_cast<int64_t>(n));
