@@ -20,8 +20,13 @@ ByteRange byte_range(std::string_view who, std::string_view name, const void* da
   for (std::size_t i = 0; i < shape.size(); ++i) {
     int64_t reach = 0;
     overflow = overflow || __builtin_mul_overflow(strides[i], shape[i] - 1, &reach);
-    int64_t& bound = reach < 0 ? low : high;
-    overflow = overflow || __builtin_add_overflow(bound, reach, &bound);
+    // Two named updates, not one through a reference: that kept low and high
+    // in memory, and each dim waited on the store of the one before (perf).
+    if (reach < 0) {
+      overflow = overflow || __builtin_add_overflow(low, reach, &low);
+    } else {
+      overflow = overflow || __builtin_add_overflow(high, reach, &high);
+    }
   }
   int64_t low_bytes = 0;
   int64_t span_bytes = 0;
