@@ -87,6 +87,14 @@ integer lanes): an f16 case of n elements is bounded by the add loop over the sa
 buffer. In L1 the limit is the load and store ports, not the arithmetic, so the lane type does not
 matter; integer lanes also rule out denormal or NaN slow-downs whatever bits the buffers hold.
 
+**f16 and bf16 in L1.** For these the conversions are the limit, not the ports, so their 4K rows
+stay far below the byte add loop. Measured on 2026-11-22 with hand-written AVX-512 loops next to
+the byte add loop (not part of this benchmark): the least an f16 squared difference can do, two
+`vcvtph2ps`, a subtract, a multiply and one `vcvtps2ph` per 16 lanes, reaches 0.23 of the byte add
+loop, and an f16 *add* with the same conversions 0.25; sqdiff's f16 kernel takes about 1.1x the
+time of the first. For bf16 the same loop with `vcvtneps2bf16` and its subnormal check runs at
+0.23, and sqdiff's bf16 kernel is level with it.
+
 **Threads.** With 2 threads the bound loops split the range in two halves over the caller and one
 worker thread that is started once and kept alive; before the clock starts the worker is woken
 (spinning) and pinned to a CPU other than the caller's, and after the clock stops it is parked
