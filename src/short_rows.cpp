@@ -147,7 +147,7 @@ void merge_inner_dims(Plan& plan, RowKind kind, int64_t stride_a, int64_t stride
 
 // The two inner dims (m_dim, m_dim + 1) become one block row, when both
 // inputs' parts of the block fit in `lookup_lanes` elements.
-bool make_block_row(Plan& plan, std::size_t lookup_lanes, std::vector<int32_t>& indices) {
+bool make_block_row(Plan& plan, std::size_t lookup_lanes, ShortRowScratch& scratch) {
   const auto m_dim = static_cast<std::size_t>(plan.rank - 2);
   const auto n_dim = m_dim + 1;
   const int64_t m = plan.size[m_dim];
@@ -158,9 +158,15 @@ bool make_block_row(Plan& plan, std::size_t lookup_lanes, std::vector<int32_t>& 
   if (m * n > kMaxLookupBlock || span_a == 0 || span_b == 0 || span_a > lanes || span_b > lanes) return false;
 
   const auto table_size = static_cast<std::size_t>(m * n) + kLookupPadding;
-  indices.resize(2 * table_size);
-  fill_index_table(m, n, plan.stride_a[m_dim], plan.stride_a[n_dim], indices.data());
-  fill_index_table(m, n, plan.stride_b[m_dim], plan.stride_b[n_dim], indices.data() + table_size);
+  std::vector<int32_t>& indices = scratch.indices;
+  const std::array<int64_t, 6> block = {m, n, plan.stride_a[m_dim], plan.stride_a[n_dim], plan.stride_b[m_dim],
+                                        plan.stride_b[n_dim]};
+  if (block != scratch.indices_block) {
+    indices.resize(2 * table_size);
+    fill_index_table(m, n, plan.stride_a[m_dim], plan.stride_a[n_dim], indices.data());
+    fill_index_table(m, n, plan.stride_b[m_dim], plan.stride_b[n_dim], indices.data() + table_size);
+    scratch.indices_block = block;
+  }
   plan.index_a = indices.data();
   plan.index_b = indices.data() + table_size;
   plan.span_a = span_a;
@@ -186,7 +192,7 @@ bool widen_short_rows(Plan& plan, std::size_t element_size, std::size_t lookup_l
   const BlockLayout layout_a = block_layout(plan.stride_a[m_dim], plan.stride_a[n_dim], n);
   const BlockLayout layout_b = block_layout(plan.stride_b[m_dim], plan.stride_b[n_dim], n);
   if (layout_a != BlockLayout::copied && layout_b != BlockLayout::copied) return false;
-  if (make_block_row(plan, lookup_lanes, scratch.indices)) return true;
+  if (make_block_row(plan, lookup_lanes, scratch)) return true;
   const int64_t copies_a = layout_a == BlockLayout::copied ? distinct_positions(plan, plan.stride_a, outer_dims) : 0;
   const int64_t copies_b = layout_b == BlockLayout::copied ? distinct_positions(plan, plan.stride_b, outer_dims) : 0;
   const int64_t copied = (copies_a + copies_b) * m * n;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct ShortRowInputs {
 struct ShortRowScratch {
   std::vector<std::byte> copies;
   std::vector<int32_t> indices;  // a block row's tables, a's then b's
+  // The block (m, n and the inputs' strides over it) the tables were built
+  // for: a call repeating the last one's shapes reuses them.
+  std::array<int64_t, 6> indices_block = {-1, -1, -1, -1, -1, -1};
 };
 
 // Rewrites `plan` and the input pointers when that pays, filling `scratch`;

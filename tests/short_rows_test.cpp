@@ -163,6 +163,36 @@ TEST(ShortRows, ConstantInputKeepsItsStrides) {
   }
 }
 
+// One scratch across calls, as ops.cpp keeps it per thread: a call reuses the
+// last call's index tables only for the same block, and each call's tables
+// equal those built in a fresh scratch.
+TEST(ShortRows, ReusedScratchTablesFollowTheBlock) {
+  const std::vector<float> data(4096);
+  const auto* p = reinterpret_cast<const std::byte*>(data.data());
+  const Plan spec = spec_example_plan();
+  // [8,1,4,1] with [7,1,3]: another block; then b's part transposed (the
+  // same m and n as the one before, other strides).
+  const Plan smaller = make_plan({{8, 7, 4, 3}, {84, 12, 3, 1}, {4, 0, 1, 0}, {0, 3, 0, 1}});
+  const Plan transposed = make_plan({{8, 7, 4, 3}, {84, 12, 3, 1}, {4, 0, 1, 0}, {0, 12, 0, 4}});
+  ShortRowScratch shared;
+  for (const Plan& original : {spec, smaller, smaller, transposed, spec}) {
+    Plan reused = original;
+    Plan fresh = original;
+    ShortRowScratch fresh_scratch;
+    ShortRowInputs reused_inputs{p, p};
+    ShortRowInputs fresh_inputs{p, p};
+    ASSERT_TRUE(widen_short_rows(reused, 4, kSixteenLanes, reused_inputs, shared));
+    ASSERT_TRUE(widen_short_rows(fresh, 4, kSixteenLanes, fresh_inputs, fresh_scratch));
+    ASSERT_EQ(reused.row_kind, RowKind::block);
+    const auto entries = static_cast<std::size_t>(reused.size[static_cast<std::size_t>(reused.rank - 1)]) +
+                         sqdiff::detail::kLookupPadding;
+    EXPECT_EQ(std::vector<int32_t>(reused.index_a, reused.index_a + entries),
+              std::vector<int32_t>(fresh.index_a, fresh.index_a + entries));
+    EXPECT_EQ(std::vector<int32_t>(reused.index_b, reused.index_b + entries),
+              std::vector<int32_t>(fresh.index_b, fresh.index_b + entries));
+  }
+}
+
 TEST(ShortRows, LeavesPlansThatDoNotGain) {
   ShortRowScratch scratch;
   const std::vector<float> data(4096);
