@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Second command: runs every test. Installs missing Debian packages, builds and
 # tests a Release build in build/, then an AddressSanitizer +
-# UndefinedBehaviorSanitizer build in build-asan/. Every stage runs even when an
+# UndefinedBehaviorSanitizer build in build-asan/, then the threaded tests
+# under ThreadSanitizer in build-tsan/. Every stage runs even when an
 # earlier one failed; the exit status is non-zero if any stage failed, and the
 # last line is a one-line summary.
 set -euo pipefail
@@ -63,6 +64,22 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_init_order=1}"
 
 build_and_test release build -DCMAKE_BUILD_TYPE=Release
 build_and_test asan build-asan -DCMAKE_BUILD_TYPE=Debug -DSQDIFF_SANITIZE=address,undefined
+
+# ThreadSanitizer over the tests that run calls on several threads (the pool,
+# concurrent calls, every thread count): only those two programs are built, so
+# the stage adds about two minutes.
+tsan_threads() {
+  local dir=build-tsan
+  local generator=()
+  mapfile -t generator < <(generator_for "$dir")
+  stage "tsan configure" cmake -S . -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DSQDIFF_SANITIZE=thread -DSQDIFF_BUILD_TOOLS=OFF || return 0
+  stage "tsan build" cmake --build "$dir" --parallel "$jobs" --target thread_pool_test threads_test || return 0
+  stage "tsan thread_pool_test" "$dir/tests/thread_pool_test" || true
+  stage "tsan threads_test" "$dir/tests/threads_test" || true
+}
+export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1}"
+tsan_threads
 
 # join ITEMS...: "a, b, c".
 join() {
