@@ -18,6 +18,7 @@
 
 #include "bound_loops.hpp"
 #include "buffers.hpp"
+#include "conversion_floor.hpp"
 #include "eigen_peer.hpp"
 #include "measure.hpp"
 #include "pair_runner.hpp"
@@ -138,6 +139,16 @@ void same_shape(benchmark::State& state, eigen_peer::Op op, DType dtype, int64_t
           : std::function<void()>([=] { sqdiff::subtract(a, b, out, options); }),
       threads));
   add_bounds(contenders, Family::add, bytes, threads, case_bytes, inplace);
+  // In the caches f16 and bf16 are bound by their conversions, not by bytes:
+  // the least loop doing them shows how close sqdiff comes (one thread).
+  if (threads == 1 && n <= 256 * kKi && has_conversion_floor(dtype)) {
+    Contender floor;
+    floor.name = std::string(sqdiff::dtype_name(dtype)) + "_floor";
+    floor.role = Role::reference;
+    const bool squared = op == eigen_peer::Op::squared_difference;
+    floor.call = [=] { conversion_floor(dtype, squared, buf.a, buf.b, out_data, static_cast<std::size_t>(n)); };
+    contenders.push_back(std::move(floor));
+  }
   // Eigen::half arithmetic runs about 40x slower than sqdiff here (see the
   // 4M and 16M rows); at 64M one Eigen call takes over a second, which would
   // triple the run time for a ratio the smaller sizes already show.

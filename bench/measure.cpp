@@ -171,11 +171,13 @@ void report(benchmark::State& state, const std::vector<Contender>& contenders, c
   std::size_t subject = contenders.size();
   std::optional<std::size_t> peer;
   std::vector<std::size_t> bounds;
+  std::vector<std::size_t> references;
   for (std::size_t i = 0; i < contenders.size(); ++i) {
     switch (contenders[i].role) {
       case Role::subject: subject = i; break;
       case Role::peer: peer = i; break;
       case Role::bound: bounds.push_back(i); break;
+      case Role::reference: references.push_back(i); break;
     }
   }
   if (subject == contenders.size()) {
@@ -239,6 +241,11 @@ void report(benchmark::State& state, const std::vector<Contender>& contenders, c
       for (std::size_t r = 0; r < rounds; ++r) ratio[r] = bound_ns[r] / m.ns[*peer][r];
       counters["eigen_r_bound"] = median(ratio);
     }
+  }
+  for (std::size_t i : references) {
+    std::vector<double> ratio(rounds);
+    for (std::size_t r = 0; r < rounds; ++r) ratio[r] = m.ns[i][r] / subject_ns[r];
+    counters["r_" + contenders[i].name] = median(ratio);
   }
   if (peer) {
     std::vector<double> ratio(rounds);

@@ -34,7 +34,10 @@ struct Settings {
 };
 Settings& settings();
 
-enum class Role { subject, bound, peer };
+// subject: sqdiff. bound: a loop that moves the case's bytes (the fastest of a
+// round is the bound). peer: Eigen. reference: a loop that does the case's
+// least arithmetic (conversion_floor.hpp), reported as r_<name> on its own.
+enum class Role { subject, bound, peer, reference };
 
 struct Contender {
   std::string name;            // "sqdiff", "add_nt", "eigen", ...

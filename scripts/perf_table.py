@@ -87,13 +87,15 @@ integer lanes): an f16 case of n elements is bounded by the add loop over the sa
 buffer. In L1 the limit is the load and store ports, not the arithmetic, so the lane type does not
 matter; integer lanes also rule out denormal or NaN slow-downs whatever bits the buffers hold.
 
-**f16 and bf16 in L1.** For these the conversions are the limit, not the ports, so their 4K rows
-stay far below the byte add loop. Measured on 2026-11-22 with hand-written AVX-512 loops next to
-the byte add loop (not part of this benchmark): the least an f16 squared difference can do, two
-`vcvtph2ps`, a subtract, a multiply and one `vcvtps2ph` per 16 lanes, reaches 0.23 of the byte add
-loop, and an f16 *add* with the same conversions 0.25; sqdiff's f16 kernel takes about 1.1x the
-time of the first. For bf16 the same loop with `vcvtneps2bf16` and its subnormal check runs at
-0.23, and sqdiff's bf16 kernel is level with it.
+**f16 and bf16 in the caches.** For these the conversions are the limit, not the ports, so their
+4K rows stay far below the byte add loop. The 1-thread f16 and bf16 cases of 4K and 256K elements
+therefore also time a *conversion floor* (`bench/conversion_floor.hpp`): the least loop that does
+the case's work with this CPU's instructions, per 16 lanes two widening conversions (`vcvtph2ps`,
+or a shift for bf16), a subtract, a multiply and one narrowing conversion (`vcvtps2ph`, or
+AVX512-BF16's `vcvtneps2bf16` without the check for f32 subnormals, which that instruction flushes
+and SPEC does not). It is reported as `r_f16_floor` / `r_bf16_floor` (floor time over sqdiff's
+time: 1.00 = as fast as the floor) and shown beside the 4K rows in the targets table. That floor
+itself runs at about a quarter of the byte add loop.
 
 **Threads.** With 2 threads the bound loops split the range in two halves over the caller and one
 worker thread that is started once and kept alive; before the clock starts the worker is woken
@@ -357,6 +359,10 @@ def targets_section(rows):
         suspect_count = 0
         for r in sorted(matching, key=lambda r: r["name"]):
             figure = fmt_time(time_ns(r)) if kind == "ns" else fmt_ratio(r.get("r_bound"))
+            floors = [f"{fmt_ratio(v)} of the {k[2:].replace('_', ' ')}" for k, v in sorted(r.items())
+                      if k.startswith("r_") and k.endswith("_floor")]
+            if floors:
+                figure += f" ({', '.join(floors)})"
             figures.append(f"{short_case(r)}: {figure}")
             if met(r, (title, kind, value)):
                 met_count += 1
@@ -475,8 +481,8 @@ def main():
     out.append(METHOD)
     out.append("## Reading the raw output\n")
     out.append("`build-bench/bench-results.json` (written by `scripts/bench.sh`) holds every counter: `r_bound`, "
-               "`r_<loop>` for each bound loop on its own, `bound_GBps`, `vs_eigen`, `eigen_r_bound`, "
-               "`eigen_ns`, `spin_after_ms`, `cold_call_ns`, `rounds`, `batch`, `load1`. "
+               "`r_<loop>` for each bound loop on its own, `r_f16_floor` / `r_bf16_floor`, `bound_GBps`, `vs_eigen`, "
+               "`eigen_r_bound`, `eigen_ns`, `spin_after_ms`, `cold_call_ns`, `rounds`, `batch`, `load1`. "
                "`build-bench/bench/sqdiff_bench --help` lists Google Benchmark's options; the bench adds "
                "`--sqdiff_budget=SECONDS`, `--sqdiff_min_rounds=N` and `--sqdiff_samples=N` (samples per round).\n")
 
