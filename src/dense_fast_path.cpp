@@ -24,6 +24,16 @@ bool disjoint_or_same(const void* input, const void* out, std::size_t bytes) {
   return x == y || !ByteRange{x, x + bytes}.overlaps(ByteRange{y, y + bytes});
 }
 
+// Shape equality without a call to memcmp (std::vector's ==): for the few
+// dims of a small call that call cost ~4 of its ~21 ns (perf).
+bool same_dims(const Shape& x, const Shape& y) {
+  if (x.size() != y.size()) return false;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (x[i] != y[i]) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool try_dense_fast_path(Op op, const ConstTensorView& a, const ConstTensorView& b, const TensorView& out,
@@ -31,7 +41,7 @@ bool try_dense_fast_path(Op op, const ConstTensorView& a, const ConstTensorView&
   if (!is_valid_dtype(a.dtype) || b.dtype != a.dtype || out.dtype != a.dtype) return false;
   if (!a.strides.empty() || !b.strides.empty() || !out.strides.empty()) return false;
   if (options.threads < 0 || !shape_rule_is_identity(options.broadcast)) return false;
-  if (a.shape != out.shape || b.shape != out.shape) return false;
+  if (!same_dims(a.shape, out.shape) || !same_dims(b.shape, out.shape)) return false;
   const std::size_t element_size = dtype_size(a.dtype);
   const std::size_t max_elements = kMinParallelOutputBytes / element_size;
   std::size_t count = 1;

@@ -37,14 +37,10 @@ const KernelTable& kernel_table() { return *HWY_DYNAMIC_DISPATCH(GetKernelTable)
 
 int64_t compiled_targets() { return HWY_TARGETS; }
 
-namespace {
-std::atomic<bool> g_bf16_instructions_allowed{true};
-}  // namespace
-
 bool cpu_has_bf16_instructions() {
 #if HWY_ARCH_X86 && (HWY_COMPILER_GCC || HWY_COMPILER_CLANG)
   static const bool has = [] {
-    __builtin_cpu_init();  // kernel_table() may run before main (static initialisers)
+    __builtin_cpu_init();  // may run before main (static initialisers)
     return __builtin_cpu_supports("avx512bf16") != 0;
   }();
   return has;
@@ -53,11 +49,19 @@ bool cpu_has_bf16_instructions() {
 #endif
 }
 
-void allow_bf16_instructions(bool allowed) { g_bf16_instructions_allowed.store(allowed, std::memory_order_relaxed); }
+namespace {
+// Decided once, at load time, so that kernel_table() reads one flag: through
+// a function-local static and a second flag, this check was a fifth of a
+// 16-element call's dispatch (perf). A kernel_table() call from an earlier
+// static initialiser sees false and gets the integer rounding: exact too.
+std::atomic<bool> g_use_bf16_instructions{cpu_has_bf16_instructions()};
+}  // namespace
 
-bool use_bf16_instructions() {
-  return cpu_has_bf16_instructions() && g_bf16_instructions_allowed.load(std::memory_order_relaxed);
+void allow_bf16_instructions(bool allowed) {
+  g_use_bf16_instructions.store(allowed && cpu_has_bf16_instructions(), std::memory_order_relaxed);
 }
+
+bool use_bf16_instructions() { return g_use_bf16_instructions.load(std::memory_order_relaxed); }
 
 }  // namespace sqdiff::detail
 #endif  // HWY_ONCE
