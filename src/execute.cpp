@@ -24,6 +24,7 @@ struct Call {
   const Plan* plan;
   const RowKinds* kernels;
   const RowKinds* plain_kernels;  // for rows that write through a packing buffer
+  GatherKernel gather;            // packs strided rows (of element_size)
   DType dtype;
   std::size_t element_size;
   const std::byte* a;
@@ -57,12 +58,12 @@ void run_strided(const Call& call, const std::byte* a, const std::byte* b, std::
     bool a_is_row = stride_a == 1;
     bool b_is_row = stride_b == 1;
     if ((stride_a != 0 && stride_a != 1) || both_scalar) {
-      gather(block_a_source, stride_a, block_a.data(), count, call.element_size);
+      call.gather(block_a_source, stride_a, block_a.data(), count);
       block_a_source = block_a.data();
       a_is_row = true;
     }
     if (stride_b != 0 && stride_b != 1) {
-      gather(block_b_source, stride_b, block_b.data(), count, call.element_size);
+      call.gather(block_b_source, stride_b, block_b.data(), count);
       block_b_source = block_b.data();
       b_is_row = true;
     }
@@ -262,11 +263,13 @@ ExecutionPolicy choose_policy(const Plan& plan, std::size_t element_size, std::s
 void execute(const Plan& plan, Op op, DType dtype, const std::byte* a, const std::byte* b, std::byte* out,
              const ExecutionPolicy& policy) {
   if (plan.element_count == 0) return;
-  const RowKernels& kernels = kernel_table().at(op, dtype);
+  const KernelTable& table = kernel_table();
+  const RowKernels& kernels = table.at(op, dtype);
   Call call{
       .plan = &plan,
       .kernels = policy.streaming_stores ? &kernels.streaming : &kernels.plain,
       .plain_kernels = &kernels.plain,
+      .gather = table.gather.for_size(dtype_size(dtype)),
       .dtype = dtype,
       .element_size = dtype_size(dtype),
       .a = a,

@@ -15,10 +15,6 @@ void scatter_sized(const std::byte* from, std::byte* to, int64_t stride, std::si
 
 }  // namespace
 
-void gather(const std::byte* from, int64_t stride, std::byte* to, std::size_t n, std::size_t element_size) {
-  kernel_table().gather.for_size(element_size)(from, stride, to, n);
-}
-
 void scatter(const std::byte* from, std::byte* to, int64_t stride, std::size_t n, std::size_t element_size) {
   switch (element_size) {
     case 1: return scatter_sized<1>(from, to, stride, n);
@@ -39,6 +35,7 @@ std::vector<std::byte> dense_copy(const CheckedInput& input, std::size_t element
     return copy;
   }
   // Walk the outer dims with an odometer; gather each innermost row.
+  const GatherKernel gather_row = kernel_table().gather.for_size(element_size);
   std::vector<int64_t> index(rank, 0);
   const auto row = static_cast<std::size_t>(input.shape[rank - 1]);
   const auto row_stride = input.strides[rank - 1];
@@ -46,7 +43,7 @@ std::vector<std::byte> dense_copy(const CheckedInput& input, std::size_t element
   for (int64_t done = 0; done < count; done += input.shape[rank - 1]) {
     int64_t offset = 0;
     for (std::size_t d = 0; d + 1 < rank; ++d) offset += index[d] * input.strides[d];
-    gather(input.data + offset * static_cast<int64_t>(element_size), row_stride, to, row, element_size);
+    gather_row(input.data + offset * static_cast<int64_t>(element_size), row_stride, to, row);
     to += row * element_size;
     for (std::size_t d = rank - 1; d-- > 0;) {
       if (++index[d] < input.shape[d]) break;
