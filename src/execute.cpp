@@ -265,13 +265,14 @@ void execute(const Plan& plan, Op op, DType dtype, const std::byte* a, const std
   if (plan.element_count == 0) return;
   const KernelTable& table = kernel_table();
   const RowKernels& kernels = table.at(op, dtype);
+  const std::size_t element_size = dtype_size(dtype);
   Call call{
       .plan = &plan,
       .kernels = policy.streaming_stores ? &kernels.streaming : &kernels.plain,
       .plain_kernels = &kernels.plain,
-      .gather = table.gather.for_size(dtype_size(dtype)),
+      .gather = table.gather.for_size(element_size),
       .dtype = dtype,
-      .element_size = dtype_size(dtype),
+      .element_size = element_size,
       .a = a,
       .b = b,
       .out = out,
