@@ -36,12 +36,12 @@ struct NativeCodec {
     return hn::LoadU(d, p);
   }
   template <class D>
-  static HWY_INLINE hn::Vec<D> LoadFirst(D d, const Storage* p, size_t count) {
-    return hn::MaskedLoad(hn::FirstN(d, count), d, p);
+  static HWY_INLINE hn::Vec<D> LoadFirst(D d, const Storage* p, hn::Mask<D> first) {
+    return hn::MaskedLoad(first, d, p);
   }
   template <class D>
-  static HWY_INLINE void StoreFirst(D d, hn::Vec<D> v, Storage* p, size_t count) {
-    hn::BlendedStore(v, hn::FirstN(d, count), d, p);
+  static HWY_INLINE void StoreFirst(D d, hn::Vec<D> v, Storage* p, hn::Mask<D> first) {
+    hn::BlendedStore(v, first, d, p);
   }
   template <class D>
   static HWY_INLINE void Store(D d, hn::Vec<D> v, Storage* p) {
@@ -107,18 +107,16 @@ struct HalfCodec {
     return Conversions::Widen(d, hn::LoadU(hn::Rebind<Storage, D>(), p));
   }
   template <class D>
-  static HWY_INLINE hn::Vec<D> LoadFirst(D d, const Storage* p, size_t count) {
-    const hn::Rebind<Storage, D> dh;
-    return Conversions::Widen(d, hn::MaskedLoad(hn::FirstN(dh, count), dh, p));
+  static HWY_INLINE hn::Vec<D> LoadFirst(D d, const Storage* p, hn::Mask<hn::Rebind<Storage, D>> first) {
+    return Conversions::Widen(d, hn::MaskedLoad(first, hn::Rebind<Storage, D>(), p));
   }
   template <class D>
   static HWY_INLINE void Store(D d, hn::Vec<D> v, Storage* p) {
     hn::StoreU(Conversions::Narrow(d, v), hn::Rebind<Storage, D>(), p);
   }
   template <class D>
-  static HWY_INLINE void StoreFirst(D d, hn::Vec<D> v, Storage* p, size_t count) {
-    const hn::Rebind<Storage, D> dh;
-    hn::BlendedStore(Conversions::Narrow(d, v), hn::FirstN(dh, count), dh, p);
+  static HWY_INLINE void StoreFirst(D d, hn::Vec<D> v, Storage* p, hn::Mask<hn::Rebind<Storage, D>> first) {
+    hn::BlendedStore(Conversions::Narrow(d, v), first, hn::Rebind<Storage, D>(), p);
   }
   template <class D>
   static HWY_INLINE void Stream(D d, hn::Vec<D> v, Storage* aligned) {
@@ -143,10 +141,9 @@ struct BFloat16InstructionCodec : BFloat16Codec {
     if (HWY_UNLIKELY(HasSubnormalLane(v))) hn::StoreU(NarrowBF16(d, v), dh, p);
   }
   template <class D>
-  static HWY_INLINE void StoreFirst(D d, hn::Vec<D> v, Storage* p, size_t count) {
-    const hn::Rebind<Storage, D> dh;
+  static HWY_INLINE void StoreFirst(D d, hn::Vec<D> v, Storage* p, hn::Mask<hn::Rebind<Storage, D>> first) {
     const auto narrowed = HWY_UNLIKELY(HasSubnormalLane(v)) ? NarrowBF16(d, v) : NarrowBF16Instruction(v);
-    hn::BlendedStore(narrowed, hn::FirstN(dh, count), dh, p);
+    hn::BlendedStore(narrowed, first, hn::Rebind<Storage, D>(), p);
   }
   // Chosen before the store: a streamed line is not overwritten.
   template <class D>
@@ -217,6 +214,31 @@ struct LaneBuffer {
   void Drain(Storage* to, size_t count) const { std::memcpy(to, lanes, count * sizeof(Storage)); }
 };
 
+// The first `count` lanes of a partial vector, with their mask over the
+// storage lanes where masked memory operations are used.
+template <class Codec, class D>
+struct PartialLanes {
+  size_t count;
+#if SQDIFF_MASKED_PARTIALS
+  hn::Mask<hn::Rebind<typename Codec::Storage, D>> first;
+  PartialLanes(D /*d*/, size_t n) : count(n), first(hn::FirstN(hn::Rebind<typename Codec::Storage, D>(), n)) {}
+#else
+  PartialLanes(D /*d*/, size_t n) : count(n) {}
+#endif
+};
+
+// How every row of one length splits into whole vectors and a partial one,
+// worked out once per kernel call: per row, the mask cost the specs' 56 rows
+// of 30 f32 ~30 of their ~180 ns (kernel alone, vv rows).
+template <class Codec, class D>
+struct RowSplit {
+  size_t length;
+  size_t whole;  // elements in whole vectors
+  PartialLanes<Codec, D> tail;
+
+  RowSplit(D d, size_t n) : length(n), whole(n - n % hn::Lanes(d)), tail(d, n % hn::Lanes(d)) {}
+};
+
 // An operand that advances along the row.
 template <class Codec>
 struct RowOperand {
@@ -227,13 +249,13 @@ struct RowOperand {
     return Codec::Load(d, row + i);
   }
   template <class D>
-  HWY_INLINE hn::Vec<D> LoadPartial(D d, size_t i, size_t count) const {
+  HWY_INLINE hn::Vec<D> LoadPartial(D d, size_t i, const PartialLanes<Codec, D>& part) const {
 #if !SQDIFF_MASKED_PARTIALS
     LaneBuffer<Codec> buffer;
-    buffer.Fill(row + i, count);
+    buffer.Fill(row + i, part.count);
     return Codec::Load(d, buffer.lanes);
 #else
-    return Codec::LoadFirst(d, row + i, count);  // masked-off lanes cannot fault here
+    return Codec::LoadFirst(d, row + i, part.first);  // masked-off lanes cannot fault here
 #endif
   }
 };
@@ -245,19 +267,20 @@ struct ScalarOperand {
 
   ScalarOperand(D d, const typename Codec::Storage* scalar) : value(hn::Set(d, Codec::Widen(*scalar))) {}
   HWY_INLINE hn::Vec<D> Load(D /*d*/, size_t /*i*/) const { return value; }
-  HWY_INLINE hn::Vec<D> LoadPartial(D /*d*/, size_t /*i*/, size_t /*count*/) const { return value; }
+  template <class Part>
+  HWY_INLINE hn::Vec<D> LoadPartial(D /*d*/, size_t /*i*/, const Part& /*part*/) const { return value; }
 };
 
 template <class Codec, class Op, class D, class A, class B>
 HWY_INLINE void RowPartial(D d, const A& a, const B& b, typename Codec::Storage* out, size_t i,
-                           size_t count) {
-  const auto result = Op::Apply(d, a.LoadPartial(d, i, count), b.LoadPartial(d, i, count));
+                           const PartialLanes<Codec, D>& part) {
+  const auto result = Op::Apply(d, a.LoadPartial(d, i, part), b.LoadPartial(d, i, part));
 #if !SQDIFF_MASKED_PARTIALS
   LaneBuffer<Codec> buffer;
   Codec::Store(d, result, buffer.lanes);
-  buffer.Drain(out + i, count);
+  buffer.Drain(out + i, part.count);
 #else
-  Codec::StoreFirst(d, result, out + i, count);
+  Codec::StoreFirst(d, result, out + i, part.first);
 #endif
 }
 
@@ -285,7 +308,7 @@ HWY_INLINE void Row(D d, const A& a, const B& b, typename Codec::Storage* out, s
       Codec::Store(d, Op::Apply(d, a.Load(d, i), b.Load(d, i)), out + i);
     }
     if (i < head) {
-      RowPartial<Codec, Op>(d, a, b, out, i, head - i);
+      RowPartial<Codec, Op>(d, a, b, out, i, PartialLanes<Codec, D>(d, head - i));
       i = head;
     }
     for (; i + lanes <= n; i += lanes) {
@@ -296,7 +319,20 @@ HWY_INLINE void Row(D d, const A& a, const B& b, typename Codec::Storage* out, s
       Codec::Store(d, Op::Apply(d, a.Load(d, i), b.Load(d, i)), out + i);
     }
   }
-  if (i < n) RowPartial<Codec, Op>(d, a, b, out, i, n - i);
+  if (i < n) RowPartial<Codec, Op>(d, a, b, out, i, PartialLanes<Codec, D>(d, n - i));
+}
+
+// One row of a batch whose rows all have split.length elements.
+template <class Codec, class Op, bool kStream, class D, class A, class B>
+HWY_INLINE void Row(D d, const A& a, const B& b, typename Codec::Storage* out, const RowSplit<Codec, D>& split) {
+  if constexpr (kStream) {
+    Row<Codec, Op, true>(d, a, b, out, split.length);  // each row's head depends on its alignment
+  } else {
+    for (size_t i = 0; i < split.whole; i += hn::Lanes(d)) {
+      Codec::Store(d, Op::Apply(d, a.Load(d, i), b.Load(d, i)), out + i);
+    }
+    if (split.tail.count != 0) RowPartial<Codec, Op>(d, a, b, out, split.whole, split.tail);
+  }
 }
 
 template <class Codec>
@@ -304,46 +340,64 @@ HWY_INLINE const typename Codec::Storage* RowStart(const void* base, int64_t str
   return static_cast<const typename Codec::Storage*>(base) + static_cast<int64_t>(r) * stride;
 }
 
-// The kernels read their RowBatch through a local copy. A vector store may
-// alias anything, so fields read through the reference were loaded again after
-// every store: the specs' 56 block rows took 341 ns that way and 208 ns with
-// the copy (kernel alone, same data).
+// How a vv, vs or sv kernel reads an input's row: along it, or one element.
+template <class Codec>
+struct AlongRow {
+  template <class D>
+  HWY_INLINE RowOperand<Codec> operator()(D /*d*/, const typename Codec::Storage* row) const {
+    return RowOperand<Codec>{row};
+  }
+};
+template <class Codec>
+struct OneElement {
+  template <class D>
+  HWY_INLINE ScalarOperand<Codec, D> operator()(D d, const typename Codec::Storage* row) const {
+    return ScalarOperand<Codec, D>(d, row);
+  }
+};
+
+// The rows of a batch; read_a(d, row) and read_b(d, row) make the operands
+// of one row from its start. `batch` must be the kernel's local copy: a
+// vector store may alias anything, so fields read through the caller's
+// reference were loaded again after every store (the specs' 56 block rows took
+// 341 ns that way, 208 ns with the copy; kernel alone, same data).
+template <class Codec, class Op, bool kStream, class D, class ReadA, class ReadB>
+HWY_INLINE void BatchRows(D d, const ReadA& read_a, const ReadB& read_b, const void* a, const void* b, void* out,
+                          size_t n, const RowBatch& batch) {
+  using S = typename Codec::Storage;
+  const RowSplit<Codec, D> split(d, n);
+  const S* row_a = static_cast<const S*>(a);
+  const S* row_b = static_cast<const S*>(b);
+  S* row_out = static_cast<S*>(out);
+  for (size_t r = 0; r < batch.rows; ++r) {
+    Row<Codec, Op, kStream>(d, read_a(d, row_a), read_b(d, row_b), row_out, split);
+    row_a += batch.a_stride;
+    row_b += batch.b_stride;
+    row_out += batch.out_stride;
+  }
+}
+
 template <class Codec, class Op, bool kStream>
 void RowVV(const void* a, const void* b, void* out, size_t n, const RowBatch& shared_batch) {
   const RowBatch batch = shared_batch;
-  using S = typename Codec::Storage;
-  const hn::ScalableTag<typename Codec::Compute> d;
-  for (size_t r = 0; r < batch.rows; ++r) {
-    Row<Codec, Op, kStream>(d, RowOperand<Codec>{RowStart<Codec>(a, batch.a_stride, r)},
-                            RowOperand<Codec>{RowStart<Codec>(b, batch.b_stride, r)},
-                            static_cast<S*>(out) + static_cast<int64_t>(r) * batch.out_stride, n);
-  }
+  BatchRows<Codec, Op, kStream>(hn::ScalableTag<typename Codec::Compute>(), AlongRow<Codec>(), AlongRow<Codec>(), a, b,
+                                out, n, batch);
 }
 
 // out[i] = op(a[i], *b)
 template <class Codec, class Op, bool kStream>
 void RowVS(const void* a, const void* b, void* out, size_t n, const RowBatch& shared_batch) {
-  const RowBatch batch = shared_batch;  // a local copy: see RowVV
-  using S = typename Codec::Storage;
-  const hn::ScalableTag<typename Codec::Compute> d;
-  for (size_t r = 0; r < batch.rows; ++r) {
-    Row<Codec, Op, kStream>(d, RowOperand<Codec>{RowStart<Codec>(a, batch.a_stride, r)},
-                            ScalarOperand<Codec, decltype(d)>(d, RowStart<Codec>(b, batch.b_stride, r)),
-                            static_cast<S*>(out) + static_cast<int64_t>(r) * batch.out_stride, n);
-  }
+  const RowBatch batch = shared_batch;
+  BatchRows<Codec, Op, kStream>(hn::ScalableTag<typename Codec::Compute>(), AlongRow<Codec>(), OneElement<Codec>(), a,
+                                b, out, n, batch);
 }
 
 // out[i] = op(*a, b[i]); not the mirror of RowVS, since subtract is not symmetric.
 template <class Codec, class Op, bool kStream>
 void RowSV(const void* a, const void* b, void* out, size_t n, const RowBatch& shared_batch) {
-  const RowBatch batch = shared_batch;  // a local copy: see RowVV
-  using S = typename Codec::Storage;
-  const hn::ScalableTag<typename Codec::Compute> d;
-  for (size_t r = 0; r < batch.rows; ++r) {
-    Row<Codec, Op, kStream>(d, ScalarOperand<Codec, decltype(d)>(d, RowStart<Codec>(a, batch.a_stride, r)),
-                            RowOperand<Codec>{RowStart<Codec>(b, batch.b_stride, r)},
-                            static_cast<S*>(out) + static_cast<int64_t>(r) * batch.out_stride, n);
-  }
+  const RowBatch batch = shared_batch;
+  BatchRows<Codec, Op, kStream>(hn::ScalableTag<typename Codec::Compute>(), OneElement<Codec>(), AlongRow<Codec>(), a,
+                                b, out, n, batch);
 }
 
 // A short pattern repeated along the row, when its period divides the lane
@@ -358,7 +412,8 @@ struct PatternOperand {
     value = Codec::Load(d, buffer.lanes);
   }
   HWY_INLINE hn::Vec<D> Load(D /*d*/, size_t /*i*/) const { return value; }
-  HWY_INLINE hn::Vec<D> LoadPartial(D /*d*/, size_t /*i*/, size_t /*count*/) const { return value; }
+  template <class Part>
+  HWY_INLINE hn::Vec<D> LoadPartial(D /*d*/, size_t /*i*/, const Part& /*part*/) const { return value; }
 };
 
 // One row where the operand `kRepeating` (0 = a, 1 = b) repeats its first
@@ -388,7 +443,7 @@ HWY_INLINE void PeriodicRow(D d, const typename Codec::Storage* contiguous, cons
 
 template <class Codec, class Op, int kRepeating>
 void RowPeriodic(const void* a, const void* b, void* out, size_t n, const RowBatch& shared_batch) {
-  const RowBatch batch = shared_batch;  // a local copy: see RowVV
+  const RowBatch batch = shared_batch;  // a local copy: see BatchRows
   using S = typename Codec::Storage;
   const hn::ScalableTag<typename Codec::Compute> d;
   for (size_t r = 0; r < batch.rows; ++r) {
@@ -429,10 +484,11 @@ struct LookupOperand {
   const int32_t* table;
 
   LookupOperand(D d, const typename Codec::Storage* row, size_t span, const int32_t* index)
-      : source(RowOperand<Codec>{row}.LoadPartial(d, 0, span)), table(index) {}
+      : source(RowOperand<Codec>{row}.LoadPartial(d, 0, PartialLanes<Codec, std::remove_const_t<D>>(d, span))), table(index) {}
   HWY_INLINE hn::Vec<D> Load(D d, size_t i) const { return hn::TableLookupLanes(source, LoadIndices(d, table + i)); }
   // The tables are padded (kLookupPadding), so a partial vector reads them whole.
-  HWY_INLINE hn::Vec<D> LoadPartial(D d, size_t i, size_t /*count*/) const { return Load(d, i); }
+  template <class Part>
+  HWY_INLINE hn::Vec<D> LoadPartial(D d, size_t i, const Part& /*part*/) const { return Load(d, i); }
 };
 
 // A looked-up row that is the same for every row of a batch, expanded once
@@ -450,7 +506,8 @@ struct ExpandedOperand {
     for (size_t i = 0; i < n; i += hn::Lanes(d)) hn::Store(lookup.Load(d, i), d, lanes + i);
   }
   HWY_INLINE hn::Vec<D> Load(D d, size_t i) const { return hn::Load(d, lanes + i); }
-  HWY_INLINE hn::Vec<D> LoadPartial(D d, size_t i, size_t /*count*/) const { return hn::Load(d, lanes + i); }
+  template <class Part>
+  HWY_INLINE hn::Vec<D> LoadPartial(D d, size_t i, const Part& /*part*/) const { return hn::Load(d, lanes + i); }
 };
 
 // The rows of a small 2-D block flattened into one (the specs' [8,1,6,1] with
@@ -461,27 +518,24 @@ struct ExpandedOperand {
 // ns so (kernel alone, side by side).
 template <class Codec, class Op, bool kStream>
 void RowBlock(const void* a, const void* b, void* out, size_t n, const RowBatch& shared_batch) {
-  const RowBatch batch = shared_batch;  // a local copy: see RowVV
+  const RowBatch batch = shared_batch;  // a local copy: see BatchRows
   using S = typename Codec::Storage;
-  const hn::ScalableTag<typename Codec::Compute> d;
-  using Lookup = LookupOperand<Codec, decltype(d)>;
-  using Expanded = ExpandedOperand<Codec, decltype(d)>;
-  S* const out_rows = static_cast<S*>(out);
-  const auto out_row = [&](size_t r) { return out_rows + static_cast<int64_t>(r) * batch.out_stride; };
-  const auto lookup_a = [&](size_t r) {
-    return Lookup(d, RowStart<Codec>(a, batch.a_stride, r), batch.a_span, batch.a_index);
-  };
-  const auto lookup_b = [&](size_t r) {
-    return Lookup(d, RowStart<Codec>(b, batch.b_stride, r), batch.b_span, batch.b_index);
-  };
+  using D = hn::ScalableTag<typename Codec::Compute>;
+  const D d;
+  using Lookup = LookupOperand<Codec, D>;
+  using Expanded = ExpandedOperand<Codec, D>;
+  const auto read_a = [&](D dd, const S* row) { return Lookup(dd, row, batch.a_span, batch.a_index); };
+  const auto read_b = [&](D dd, const S* row) { return Lookup(dd, row, batch.b_span, batch.b_index); };
   if (batch.rows > 1 && n <= Expanded::kCapacity && batch.a_stride == 0) {
-    const Expanded row_a(d, lookup_a(0), n);
-    for (size_t r = 0; r < batch.rows; ++r) Row<Codec, Op, kStream>(d, row_a, lookup_b(r), out_row(r), n);
+    const Expanded row_a(d, read_a(d, static_cast<const S*>(a)), n);
+    const auto read_row_a = [&](D /*d*/, const S* /*row*/) -> const Expanded& { return row_a; };
+    BatchRows<Codec, Op, kStream>(d, read_row_a, read_b, a, b, out, n, batch);
   } else if (batch.rows > 1 && n <= Expanded::kCapacity && batch.b_stride == 0) {
-    const Expanded row_b(d, lookup_b(0), n);
-    for (size_t r = 0; r < batch.rows; ++r) Row<Codec, Op, kStream>(d, lookup_a(r), row_b, out_row(r), n);
+    const Expanded row_b(d, read_b(d, static_cast<const S*>(b)), n);
+    const auto read_row_b = [&](D /*d*/, const S* /*row*/) -> const Expanded& { return row_b; };
+    BatchRows<Codec, Op, kStream>(d, read_a, read_row_b, a, b, out, n, batch);
   } else {
-    for (size_t r = 0; r < batch.rows; ++r) Row<Codec, Op, kStream>(d, lookup_a(r), lookup_b(r), out_row(r), n);
+    BatchRows<Codec, Op, kStream>(d, read_a, read_b, a, b, out, n, batch);
   }
 }
 
