@@ -260,10 +260,9 @@ ExecutionPolicy choose_policy(const Plan& plan, std::size_t element_size, std::s
   return policy;
 }
 
-void execute(const Plan& plan, Op op, DType dtype, const std::byte* a, const std::byte* b, std::byte* out,
-             const ExecutionPolicy& policy) {
+void execute(const KernelTable& table, const Plan& plan, Op op, DType dtype, const std::byte* a, const std::byte* b,
+             std::byte* out, const ExecutionPolicy& policy) {
   if (plan.element_count == 0) return;
-  const KernelTable& table = kernel_table();
   const RowKernels& kernels = table.at(op, dtype);
   const std::size_t element_size = dtype_size(dtype);
   Call call{

@@ -28,8 +28,9 @@ ExecutionPolicy choose_policy(const Plan& plan, std::size_t element_size, std::s
                               int requested_threads, bool output_aliases_input);
 
 // `a`, `b` and `out` are the callers' data pointers; the plan's offsets and
-// strides (in elements of `dtype`) say where each row is.
-void execute(const Plan& plan, Op op, DType dtype, const std::byte* a, const std::byte* b, std::byte* out,
-             const ExecutionPolicy& policy);
+// strides (in elements of `dtype`) say where each row is. `table` is
+// kernel_table(), looked up once by the caller.
+void execute(const KernelTable& table, const Plan& plan, Op op, DType dtype, const std::byte* a, const std::byte* b,
+             std::byte* out, const ExecutionPolicy& policy);
 
 }  // namespace sqdiff::detail

@@ -10,10 +10,18 @@
 
 namespace sqdiff::detail {
 
-ByteRange byte_range(std::string_view who, std::string_view name, const void* data,
-                     std::span<const int64_t> shape, std::span<const int64_t> strides,
-                     std::size_t element_size) {
-  // Lowest and highest element offsets reachable, relative to `data`.
+namespace {
+
+[[noreturn]] void fail_extent(std::string_view who, std::string_view name) {
+  throw Error(std::string(who) + ": the view of " + std::string(name) +
+              " reaches beyond the address space (its strides times its shape overflow)");
+}
+
+}  // namespace
+
+RelativeExtent relative_extent(std::string_view who, std::string_view name, std::span<const int64_t> shape,
+                               std::span<const int64_t> strides, std::size_t element_size) {
+  // Lowest and highest element offsets reachable, relative to the data pointer.
   int64_t low = 0;
   int64_t high = 0;
   bool overflow = false;
@@ -28,23 +36,26 @@ ByteRange byte_range(std::string_view who, std::string_view name, const void* da
       overflow = overflow || __builtin_add_overflow(high, reach, &high);
     }
   }
-  int64_t low_bytes = 0;
-  int64_t span_bytes = 0;
+  RelativeExtent extent{};
   const auto size = static_cast<int64_t>(element_size);
-  overflow = overflow || __builtin_mul_overflow(low, size, &low_bytes) ||
-             __builtin_sub_overflow(high, low, &span_bytes) ||
-             __builtin_add_overflow(span_bytes, 1, &span_bytes) ||
-             __builtin_mul_overflow(span_bytes, size, &span_bytes);
+  overflow = overflow || __builtin_mul_overflow(low, size, &extent.low_bytes) ||
+             __builtin_sub_overflow(high, low, &extent.span_bytes) ||
+             __builtin_add_overflow(extent.span_bytes, 1, &extent.span_bytes) ||
+             __builtin_mul_overflow(extent.span_bytes, size, &extent.span_bytes);
+  if (overflow) fail_extent(who, name);
+  return extent;
+}
+
+bool RelativeExtent::place(const void* data, ByteRange& range) const {
   const auto address = reinterpret_cast<uintptr_t>(data);
-  uintptr_t begin = 0;
-  uintptr_t end = 0;
-  overflow = overflow || __builtin_add_overflow(address, low_bytes, &begin) ||
-             __builtin_add_overflow(begin, static_cast<uintptr_t>(span_bytes), &end);
-  if (overflow) {
-    throw Error(std::string(who) + ": the view of " + std::string(name) +
-                " reaches beyond the address space (its strides times its shape overflow)");
-  }
-  return {begin, end};
+  return !__builtin_add_overflow(address, low_bytes, &range.begin) &&
+         !__builtin_add_overflow(range.begin, static_cast<uintptr_t>(span_bytes), &range.end);
+}
+
+ByteRange byte_range(std::string_view who, std::string_view name, const void* data, const RelativeExtent& extent) {
+  ByteRange range{};
+  if (!extent.place(data, range)) fail_extent(who, name);
+  return range;
 }
 
 bool may_overlap_itself(std::span<const int64_t> shape, std::span<const int64_t> strides) {

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "call_memo.hpp"
 #include "dense_fast_path.hpp"
 #include "dense_strides.hpp"
 #include "execute.hpp"
@@ -24,9 +25,10 @@ void snapshot(detail::CheckedInput& input, std::size_t element_size, std::vector
   input.strides = detail::dense_strides(input.shape);
 }
 
-void run(detail::Op op, std::string_view name, const ConstTensorView& a, const ConstTensorView& b,
-         const TensorView& out, const Options& options) {
-  if (detail::try_dense_fast_path(op, a, b, out, options)) return;
+// Everything but the fast paths: validate, plan (remembering the plan when it
+// can serve a repeated call), run.
+void run_general(const detail::KernelTable& table, detail::Op op, std::string_view name, const ConstTensorView& a,
+                 const ConstTensorView& b, const TensorView& out, const Options& options, detail::CallMemo& memo) {
   detail::CheckedCall call = detail::validate_call(name, a, b, out, options);
   if (call.element_count == 0) return;
   std::vector<std::byte> a_snapshot;
@@ -36,12 +38,25 @@ void run(detail::Op op, std::string_view name, const ConstTensorView& a, const C
   if (call.a_needs_copy || call.b_needs_copy) call.aligned = detail::align_operands(call, options.broadcast);
   detail::Plan plan = detail::make_plan(call.aligned);
   detail::ShortRowInputs inputs{call.a.data, call.b.data};
-  thread_local detail::ShortRowScratch short_row_scratch;
-  detail::widen_short_rows(plan, call.element_size, detail::kernel_table().lookup_lanes[static_cast<int>(call.dtype)],
-                           inputs, short_row_scratch);
+  memo.forget();  // its plan may point into the scratch rebuilt here
+  detail::widen_short_rows(plan, call.element_size, table.lookup_lanes[static_cast<int>(call.dtype)], inputs,
+                           memo.scratch());
+  // A plan that read the inputs (snapshots, copied blocks) holds for this call only.
+  const bool read_no_data = !call.a_needs_copy && !call.b_needs_copy && inputs.a == call.a.data &&
+                            inputs.b == call.b.data;
+  if (read_no_data) memo.remember(table, a, b, out, options, call, plan);
   const detail::ExecutionPolicy policy =
       detail::choose_policy(plan, call.element_size, call.input_bytes, options.threads, call.output_aliases_input);
-  detail::execute(plan, op, call.dtype, inputs.a, inputs.b, call.out, policy);
+  detail::execute(table, plan, op, call.dtype, inputs.a, inputs.b, call.out, policy);
+}
+
+void run(detail::Op op, std::string_view name, const ConstTensorView& a, const ConstTensorView& b,
+         const TensorView& out, const Options& options) {
+  if (detail::try_dense_fast_path(op, a, b, out, options)) return;
+  const detail::KernelTable& table = detail::kernel_table();
+  thread_local detail::CallMemo memo;
+  if (memo.try_run(table, op, a, b, out, options)) return;
+  run_general(table, op, name, a, b, out, options, memo);
 }
 
 }  // namespace

@@ -49,11 +49,11 @@ DimVector explicit_strides(std::string_view op, std::string_view name, std::span
   return checked;
 }
 
-// True when `input` addresses exactly the output's elements in the output's
-// order: the in-place case, which needs no copy.
-bool is_same_view(const std::byte* input, std::span<const int64_t> aligned_strides, const std::byte* out,
-                  std::span<const int64_t> out_shape, std::span<const int64_t> out_strides) {
-  if (input != out) return false;
+// True when an input with these strides (over the output's dims) addresses
+// the output's elements in the output's order wherever it starts where the
+// output does: the in-place case, which needs no copy.
+bool walks_like(std::span<const int64_t> aligned_strides, std::span<const int64_t> out_shape,
+                std::span<const int64_t> out_strides) {
   for (std::size_t i = 0; i < out_shape.size(); ++i) {
     if (out_shape[i] > 1 && aligned_strides[i] != out_strides[i]) return false;
   }
@@ -115,9 +115,12 @@ CheckedCall validate_call(std::string_view op, const ConstTensorView& a, const C
     fail(op, std::string("the data pointer of ") + name + " is null, but the output has " +
                  std::to_string(call.element_count) + " elements");
   }
-  const ByteRange range_a = byte_range(op, "a", call.a.data, call.a.shape, call.a.strides, call.element_size);
-  const ByteRange range_b = byte_range(op, "b", call.b.data, call.b.shape, call.b.strides, call.element_size);
-  const ByteRange range_out = byte_range(op, "out", call.out, call.out_shape, call.out_strides, call.element_size);
+  call.extent_a = relative_extent(op, "a", call.a.shape, call.a.strides, call.element_size);
+  const ByteRange range_a = byte_range(op, "a", call.a.data, call.extent_a);
+  call.extent_b = relative_extent(op, "b", call.b.shape, call.b.strides, call.element_size);
+  const ByteRange range_b = byte_range(op, "b", call.b.data, call.extent_b);
+  call.extent_out = relative_extent(op, "out", call.out_shape, call.out_strides, call.element_size);
+  const ByteRange range_out = byte_range(op, "out", call.out, call.extent_out);
   // A dense output (strides left empty) cannot reach one element twice.
   if (!out.strides.empty() && may_overlap_itself(call.out_shape, call.out_strides)) {
     fail(op, "the output view with shape " + format_shape(call.out_shape) + " and strides " +
@@ -129,10 +132,10 @@ CheckedCall validate_call(std::string_view op, const ConstTensorView& a, const C
   call.output_aliases_input = range_a.overlaps(range_out) || range_b.overlaps(range_out);
   call.input_bytes = (range_a.end - range_a.begin) + (range_b.end - range_b.begin);
   call.aligned = align_operands(call, options.broadcast);
-  call.a_needs_copy = range_a.overlaps(range_out) &&
-                      !is_same_view(call.a.data, call.aligned.a_strides, call.out, call.out_shape, call.out_strides);
-  call.b_needs_copy = range_b.overlaps(range_out) &&
-                      !is_same_view(call.b.data, call.aligned.b_strides, call.out, call.out_shape, call.out_strides);
+  call.a_walks_like_out = walks_like(call.aligned.a_strides, call.out_shape, call.out_strides);
+  call.b_walks_like_out = walks_like(call.aligned.b_strides, call.out_shape, call.out_strides);
+  call.a_needs_copy = range_a.overlaps(range_out) && !(call.a.data == call.out && call.a_walks_like_out);
+  call.b_needs_copy = range_b.overlaps(range_out) && !(call.b.data == call.out && call.b_walks_like_out);
   return call;
 }
 

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "dim_vector.hpp"
+#include "memory_extent.hpp"
 #include "plan.hpp"
 #include "sqdiff/ops.hpp"
 #include "sqdiff/tensor_view.hpp"
@@ -36,6 +37,14 @@ struct CheckedCall {
   bool output_aliases_input = false;
   // Bytes the inputs' views span (a broadcast input spans only its own elements).
   std::size_t input_bytes = 0;
+  // Where each view's bytes lie relative to its data pointer.
+  RelativeExtent extent_a = {};
+  RelativeExtent extent_b = {};
+  RelativeExtent extent_out = {};
+  // The input steps through memory as the output does over every dim that
+  // moves: at the output's address it is the output's view (in place).
+  bool a_walks_like_out = false;
+  bool b_walks_like_out = false;
   // The inputs' strides over the output's dims; recomputed (align_operands)
   // only when an input is replaced by a snapshot.
   BroadcastOperands aligned = {};

@@ -1,0 +1,61 @@
+#include "call_memo.hpp"
+
+namespace sqdiff::detail {
+
+bool CallMemo::matches(const KernelTable& table, const ConstTensorView& a, const ConstTensorView& b,
+                       const TensorView& out, const Options& options) const {
+  return remembered_ && &table == table_ && a.dtype == dtype_ && b.dtype == dtype_ && out.dtype == dtype_ &&
+         options.threads >= 0 && options.broadcast.kind == mode_.kind && options.broadcast.axis == mode_.axis &&
+         same_dims(a_shape_, a.shape) && same_dims(b_shape_, b.shape) && same_dims(out_shape_, out.shape) &&
+         same_dims(a_strides_, a.strides) && same_dims(b_strides_, b.strides) && same_dims(out_strides_, out.strides);
+}
+
+bool CallMemo::try_run(const KernelTable& table, Op op, const ConstTensorView& a, const ConstTensorView& b,
+                       const TensorView& out, const Options& options) const {
+  if (!matches(table, a, b, out, options)) return false;
+  // Remembered calls have elements, so the full path would reject a null
+  // pointer or a view that wraps around the address space.
+  if (a.data == nullptr || b.data == nullptr || out.data == nullptr) return false;
+  ByteRange range_a{};
+  ByteRange range_b{};
+  ByteRange range_out{};
+  if (!extent_a_.place(a.data, range_a) || !extent_b_.place(b.data, range_b) ||
+      !extent_out_.place(out.data, range_out)) {
+    return false;
+  }
+  // An overlap other than in place needs the full path's snapshot.
+  const bool a_overlaps = range_a.overlaps(range_out);
+  const bool b_overlaps = range_b.overlaps(range_out);
+  if (a_overlaps && !(a.data == out.data && a_walks_like_out_)) return false;
+  if (b_overlaps && !(b.data == out.data && b_walks_like_out_)) return false;
+
+  const ExecutionPolicy policy =
+      choose_policy(plan_, element_size_, input_bytes_, options.threads, a_overlaps || b_overlaps);
+  execute(table, plan_, op, dtype_, static_cast<const std::byte*>(a.data), static_cast<const std::byte*>(b.data),
+          static_cast<std::byte*>(out.data), policy);
+  return true;
+}
+
+void CallMemo::remember(const KernelTable& table, const ConstTensorView& a, const ConstTensorView& b,
+                        const TensorView& out, const Options& options, const CheckedCall& call, const Plan& plan) {
+  table_ = &table;
+  dtype_ = call.dtype;
+  mode_ = options.broadcast;
+  a_shape_ = a.shape;
+  a_strides_ = a.strides;
+  b_shape_ = b.shape;
+  b_strides_ = b.strides;
+  out_shape_ = out.shape;
+  out_strides_ = out.strides;
+  extent_a_ = call.extent_a;
+  extent_b_ = call.extent_b;
+  extent_out_ = call.extent_out;
+  a_walks_like_out_ = call.a_walks_like_out;
+  b_walks_like_out_ = call.b_walks_like_out;
+  element_size_ = call.element_size;
+  input_bytes_ = call.input_bytes;
+  plan_ = plan;
+  remembered_ = true;
+}
+
+}  // namespace sqdiff::detail

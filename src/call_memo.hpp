@@ -1,0 +1,69 @@
+// The plan of a thread's last call through the general path, kept so that a
+// call repeating its shapes (as a model's inner loop does) skips validation
+// and planning: the specs' [8,1,6,1] with [7,1,5] spent about half of each
+// call there (perf).
+//
+// The key holds everything validation and the plan depend on except the data
+// pointers: dtype, broadcast mode, the shapes and strides exactly as passed,
+// and the kernel table (its target decides which short rows become block
+// rows). What depends on the pointers is checked on every call; a call that
+// needs anything the full path does differently (a snapshot of an
+// overlapping input, an error to report) is left to the full path.
+#pragma once
+
+#include "dim_vector.hpp"
+#include "execute.hpp"
+#include "kernels/kernel_table.hpp"
+#include "memory_extent.hpp"
+#include "plan.hpp"
+#include "short_rows.hpp"
+#include "sqdiff/ops.hpp"
+#include "validate.hpp"
+
+namespace sqdiff::detail {
+
+class CallMemo {
+ public:
+  // Runs the call if it repeats the remembered one; otherwise returns false
+  // having read and written nothing.
+  bool try_run(const KernelTable& table, Op op, const ConstTensorView& a, const ConstTensorView& b,
+               const TensorView& out, const Options& options) const;
+
+  // The scratch that full-path plans point into. A full-path call forgets the
+  // remembered plan before it rebuilds the scratch.
+  ShortRowScratch& scratch() { return scratch_; }
+  void forget() { remembered_ = false; }
+
+  // Keeps a validated call's plan, which must have been built without reading
+  // the inputs' data (no snapshot, no copied blocks) into scratch().
+  void remember(const KernelTable& table, const ConstTensorView& a, const ConstTensorView& b, const TensorView& out,
+                const Options& options, const CheckedCall& call, const Plan& plan);
+
+ private:
+  bool matches(const KernelTable& table, const ConstTensorView& a, const ConstTensorView& b, const TensorView& out,
+               const Options& options) const;
+
+  bool remembered_ = false;
+  // Key.
+  const KernelTable* table_ = nullptr;
+  DType dtype_ = DType::f32;
+  Broadcast mode_ = {};
+  DimVector a_shape_;
+  DimVector a_strides_;
+  DimVector b_shape_;
+  DimVector b_strides_;
+  DimVector out_shape_;
+  DimVector out_strides_;
+  // What the full path worked out from the key.
+  RelativeExtent extent_a_ = {};
+  RelativeExtent extent_b_ = {};
+  RelativeExtent extent_out_ = {};
+  bool a_walks_like_out_ = false;
+  bool b_walks_like_out_ = false;
+  std::size_t element_size_ = 0;
+  std::size_t input_bytes_ = 0;
+  Plan plan_;
+  ShortRowScratch scratch_;
+};
+
+}  // namespace sqdiff::detail

@@ -1,0 +1,335 @@
+// The call memo (src/call_memo.hpp): a call that repeats the shapes of the
+// thread's last general-path call reuses its plan. These tests alternate calls
+// that differ in one part of the memo's key, or only in their pointers, and
+// check every result against the scalar oracle: a key that missed a part, or a
+// pointer check that let through what the full path handles differently,
+// reuses the wrong plan and shows up here.
+#include <gtest/gtest.h>
+
+#include <hwy/targets.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "call_memo.hpp"
+#include "kernels/kernel_table.hpp"
+#include "oracle.hpp"
+#include "plan.hpp"
+#include "short_rows.hpp"
+#include "sqdiff/sqdiff.hpp"
+#include "test_support.hpp"
+#include "validate.hpp"
+
+namespace {
+
+namespace oracle = sqdiff_test::oracle;
+namespace values = sqdiff_test::values;
+using sqdiff::DType;
+using Shape = std::vector<int64_t>;
+
+// Random elements of one dtype, in which a call's views are placed by element
+// offset (so that an output can overlap an input).
+class Pool {
+ public:
+  Pool(DType dtype, std::size_t elements) : dtype_(dtype), bytes_(elements * oracle::elem_size(dtype)) {}
+
+  void refill(std::mt19937_64& rng) {
+    const std::size_t size = oracle::elem_size(dtype_);
+    for (std::size_t i = 0; i * size < bytes_.size(); ++i) {
+      oracle::store_bits(bytes_.data() + i * size, dtype_, values::random_value(rng, dtype_));
+    }
+  }
+  unsigned char* at(int64_t element) { return bytes_.data() + element * static_cast<int64_t>(oracle::elem_size(dtype_)); }
+  DType dtype() const { return dtype_; }
+  const std::vector<unsigned char>& bytes() const { return bytes_; }
+
+ private:
+  DType dtype_;
+  std::vector<unsigned char> bytes_;
+};
+
+struct ViewSpec {
+  Shape shape;
+  Shape strides;   // empty: dense
+  int64_t at = 0;  // element offset of the view's first element in the pool
+};
+
+struct CallSpec {
+  ViewSpec a;
+  ViewSpec b;
+  ViewSpec out;
+  sqdiff::Broadcast mode = {};
+};
+
+// Element offsets (from the pool's start) of every output element, row-major.
+std::vector<int64_t> output_offsets(const ViewSpec& out) {
+  const Shape strides = out.strides.empty() ? oracle::dense_strides(out.shape) : out.strides;
+  std::vector<int64_t> offsets;
+  sqdiff_test::for_each_index(out.shape, [&](const std::vector<int64_t>& index, int64_t) {
+    int64_t offset = out.at;
+    for (std::size_t d = 0; d < index.size(); ++d) offset += index[d] * strides[d];
+    offsets.push_back(offset);
+  });
+  return offsets;
+}
+
+// Runs squared_difference on fresh random data and checks every output element
+// against the oracle (computed from the inputs as they were before the call),
+// and that nothing outside the output changed.
+void run_and_check(const CallSpec& spec, Pool& pool, std::mt19937_64& rng, const char* what) {
+  SCOPED_TRACE(what);
+  pool.refill(rng);
+  const std::vector<unsigned char> before = pool.bytes();
+  const DType dtype = pool.dtype();
+  const auto offset_in = [&](const ViewSpec& view) {
+    return before.data() + view.at * static_cast<int64_t>(oracle::elem_size(dtype));
+  };
+  const auto expected = oracle::compute(oracle::Op::squared_difference,
+                                        {offset_in(spec.a), dtype, spec.a.shape, spec.a.strides},
+                                        {offset_in(spec.b), dtype, spec.b.shape, spec.b.strides}, spec.mode.kind,
+                                        spec.mode.axis);
+  ASSERT_TRUE(expected.has_value());
+  ASSERT_EQ(expected->shape, spec.out.shape);
+
+  sqdiff::Options options;
+  options.broadcast = spec.mode;
+  options.threads = 1;
+  sqdiff::squared_difference({pool.at(spec.a.at), dtype, spec.a.shape, spec.a.strides},
+                             {pool.at(spec.b.at), dtype, spec.b.shape, spec.b.strides},
+                             {pool.at(spec.out.at), dtype, spec.out.shape, spec.out.strides}, options);
+
+  const std::vector<int64_t> offsets = output_offsets(spec.out);
+  const std::set<int64_t> written(offsets.begin(), offsets.end());
+  int mismatches = 0;
+  for (std::size_t i = 0; i < offsets.size() && mismatches < 5; ++i) {
+    const uint64_t actual = oracle::load_bits(pool.at(offsets[i]), dtype);
+    if (!oracle::bits_match(dtype, expected->bits[i], actual)) {
+      ADD_FAILURE() << "output element " << i << ": expected " << oracle::hex_bits(dtype, expected->bits[i])
+                    << ", got " << oracle::hex_bits(dtype, actual);
+      ++mismatches;
+    }
+  }
+  const std::size_t size = oracle::elem_size(dtype);
+  for (std::size_t i = 0; i * size < before.size(); ++i) {
+    if (written.count(static_cast<int64_t>(i)) != 0) continue;
+    ASSERT_EQ(std::memcmp(before.data() + i * size, pool.bytes().data() + i * size, size), 0)
+        << "element " << i << " of the pool, outside the output, changed";
+  }
+}
+
+// Calls `first` and `second` in turn, several times: each must be right
+// whatever the memo holds from the other.
+void alternate(const CallSpec& first, const CallSpec& second, DType dtype) {
+  std::mt19937_64 rng(20261122);
+  Pool pool(dtype, 8192);
+  for (int round = 0; round < 3; ++round) {
+    run_and_check(first, pool, rng, "first");
+    run_and_check(first, pool, rng, "first, repeated");
+    run_and_check(second, pool, rng, "second");
+    run_and_check(second, pool, rng, "second, repeated");
+  }
+}
+
+// The specs' example: block rows (a small 2-D block looked up through index
+// tables in the memo's scratch).
+CallSpec spec_example() {
+  return {{{8, 1, 6, 1}, {}, 0}, {{7, 1, 5}, {}, 100}, {{8, 7, 6, 5}, {}, 2000}, {}};
+}
+
+TEST(CallMemoTest, InputStridesArePartOfTheKey) {
+  CallSpec reversed = spec_example();
+  reversed.a.strides = {-6, 6, -1, 1};  // same shape, rows and columns read backwards
+  reversed.a.at = 47;
+  alternate(spec_example(), reversed, DType::f32);
+  CallSpec gapped = spec_example();
+  gapped.b.strides = {10, 10, 2};
+  alternate(spec_example(), gapped, DType::f32);
+}
+
+TEST(CallMemoTest, OutputStridesArePartOfTheKey) {
+  CallSpec transposed = spec_example();
+  transposed.out.strides = {1, 8, 56, 336};
+  alternate(spec_example(), transposed, DType::f32);
+}
+
+TEST(CallMemoTest, ShapesArePartOfTheKey) {
+  CallSpec other = spec_example();
+  other.b.shape = {7, 1, 6};  // out [8,7,6,6]: one more column per row
+  other.out.shape = {8, 7, 6, 6};
+  alternate(spec_example(), other, DType::f32);
+  // Same output shape: inputs of more elements, each read differently.
+  CallSpec full_b = spec_example();
+  full_b.b.shape = {7, 6, 5};
+  alternate(spec_example(), full_b, DType::f32);
+  CallSpec full_a = spec_example();
+  full_a.a.shape = {8, 7, 6, 1};
+  full_a.b.at = 400;
+  alternate(spec_example(), full_a, DType::f32);
+}
+
+TEST(CallMemoTest, DTypeIsPartOfTheKey) {
+  // Same element size: only the kernels differ.
+  const CallSpec call = spec_example();
+  std::mt19937_64 rng(7);
+  Pool f32(DType::f32, 8192);
+  Pool i32(DType::i32, 8192);
+  Pool f64(DType::f64, 8192);
+  for (int round = 0; round < 3; ++round) {
+    run_and_check(call, f32, rng, "f32");
+    run_and_check(call, i32, rng, "i32");
+    run_and_check(call, f64, rng, "f64");
+  }
+}
+
+TEST(CallMemoTest, BroadcastModeIsPartOfTheKey) {
+  // b [2,1] aligns with a's trailing dims under numpy (and pdpd axis 1), with
+  // its leading dims under pdpd axis 0: same shapes, different elements.
+  CallSpec numpy{{{2, 2, 3}, {}, 0}, {{2, 1}, {}, 50}, {{2, 2, 3}, {}, 100}, {}};
+  CallSpec pdpd_axis0 = numpy;
+  pdpd_axis0.mode = {sqdiff::BroadcastKind::pdpd, 0};
+  CallSpec pdpd_axis1 = numpy;
+  pdpd_axis1.mode = {sqdiff::BroadcastKind::pdpd, 1};
+  alternate(numpy, pdpd_axis0, DType::f32);
+  alternate(pdpd_axis1, pdpd_axis0, DType::f32);
+}
+
+TEST(CallMemoTest, KernelTableIsPartOfTheKey) {
+  // a spans 12 elements of each [12,3] block: a block row where a vector
+  // holds 16 f32 lanes (AVX-512), copied blocks where it holds 8 (AVX2) or
+  // fewer. A plan reused across targets would look 12 elements up from 8.
+  const CallSpec call{{{12, 1}, {}, 0}, {{5, 1, 3}, {}, 20}, {{5, 12, 3}, {}, 100}, {}};
+  std::mt19937_64 rng(11);
+  Pool pool(DType::f32, 8192);
+  const int64_t compiled = sqdiff::detail::compiled_targets();
+  for (int round = 0; round < 2; ++round) {
+    for (int64_t targets = compiled & hwy::SupportedTargets(); targets != 0; targets &= targets - 1) {
+      const int64_t target = targets & -targets;
+      SCOPED_TRACE(hwy::TargetName(target));
+      hwy::SetSupportedTargetsForTest(target);
+      run_and_check(call, pool, rng, "this target");
+      run_and_check(call, pool, rng, "this target, repeated");
+      hwy::SetSupportedTargetsForTest(0);
+    }
+  }
+}
+
+TEST(CallMemoTest, PartialOverlapTakesTheFullPathsSnapshot) {
+  const CallSpec separate{{{4, 64}, {}, 0}, {{64}, {}, 300}, {{4, 64}, {}, 1000}, {}};
+  CallSpec overlapping = separate;
+  overlapping.out.at = 5;  // out starts inside a: a must be read as it was before
+  CallSpec in_place = separate;
+  in_place.out.at = 0;  // out is a: no copy needed, the memo may run it
+  alternate(separate, overlapping, DType::f32);
+  alternate(separate, in_place, DType::f32);
+  alternate(in_place, overlapping, DType::f32);
+}
+
+TEST(CallMemoTest, UnrememberedCallRebuildingTheScratchIsNotMistakenForIt) {
+  // `overlapping` is never remembered (its b needs a snapshot), but its block
+  // rows of [5,6] rebuild the index tables the specs' example's plan points to.
+  const CallSpec remembered = spec_example();
+  CallSpec overlapping{{{8, 1, 5, 1}, {}, 0}, {{7, 1, 6}, {}, 2100}, {{8, 7, 5, 6}, {}, 2000}, {}};
+  std::mt19937_64 rng(5);
+  Pool pool(DType::f32, 8192);
+  for (int round = 0; round < 3; ++round) {
+    run_and_check(remembered, pool, rng, "remembered");
+    run_and_check(overlapping, pool, rng, "overlapping");
+    run_and_check(remembered, pool, rng, "remembered, after the overlapping call");
+  }
+}
+
+TEST(CallMemoTest, ErrorsAreStillReported) {
+  std::vector<float> a(48), b(35), out(1680, 7.0f);
+  const sqdiff::ConstTensorView va{a.data(), DType::f32, {8, 1, 6, 1}};
+  const sqdiff::ConstTensorView vb{b.data(), DType::f32, {7, 1, 5}};
+  const sqdiff::TensorView vout{out.data(), DType::f32, {8, 7, 6, 5}};
+  sqdiff::squared_difference(va, vb, vout);
+  sqdiff::squared_difference(va, vb, vout);  // remembered now
+  std::fill(out.begin(), out.end(), 7.0f);
+
+  const sqdiff::ConstTensorView null_b{nullptr, DType::f32, {7, 1, 5}};
+  EXPECT_NE(sqdiff_test::error_message([&] { sqdiff::squared_difference(va, null_b, vout); }).find("null"),
+            std::string::npos);
+  // A view whose first element is at the top of the address space.
+  const auto top = reinterpret_cast<const void*>(~uintptr_t{0} - 16);
+  const sqdiff::ConstTensorView wrapping_a{top, DType::f32, {8, 1, 6, 1}};
+  EXPECT_NE(sqdiff_test::error_message([&] { sqdiff::squared_difference(wrapping_a, vb, vout); })
+                .find("beyond the address space"),
+            std::string::npos);
+  // The same views under modes that do not broadcast them, and an output of
+  // as many elements in another shape.
+  for (const auto kind : {sqdiff::BroadcastKind::none, sqdiff::BroadcastKind::pdpd}) {
+    sqdiff::Options options;
+    options.broadcast.kind = kind;
+    EXPECT_NE(sqdiff_test::error_message([&] { sqdiff::squared_difference(va, vb, vout, options); }), "");
+  }
+  const sqdiff::TensorView misshapen_out{out.data(), DType::f32, {8, 7, 5, 6}};
+  EXPECT_NE(sqdiff_test::error_message([&] { sqdiff::squared_difference(va, vb, misshapen_out); })
+                .find("differs from the broadcast shape"),
+            std::string::npos);
+  for (const float value : out) ASSERT_EQ(value, 7.0f) << "a rejected call wrote its output";
+}
+
+TEST(CallMemoTest, RandomSequencesOfRepeatedAndChangedCalls) {
+  const std::vector<CallSpec> calls = {
+      spec_example(),
+      {{{8, 1, 6, 1}, {-6, 6, -1, 1}, 47}, {{7, 1, 5}, {}, 100}, {{8, 7, 6, 5}, {}, 2000}, {}},
+      {{{8, 1, 6, 1}, {}, 0}, {{7, 1, 5}, {}, 100}, {{8, 7, 6, 5}, {1, 8, 56, 336}, 2000}, {}},
+      {{{4, 64}, {}, 0}, {{64}, {}, 300}, {{4, 64}, {}, 0}, {}},
+      {{{4, 64}, {}, 0}, {{64}, {}, 300}, {{4, 64}, {}, 7}, {}},
+      {{{1, 32, 32, 2}, {}, 0}, {{16, 1, 1, 2}, {}, 3000}, {{16, 32, 32, 2}, {}, 3100}, {}},
+      {{{2, 2, 3}, {}, 0}, {{2, 1}, {}, 50}, {{2, 2, 3}, {}, 100}, {sqdiff::BroadcastKind::pdpd, 0}},
+  };
+  std::mt19937_64 rng(20261122);
+  Pool pool(DType::f32, 40000);
+  std::size_t previous = 0;
+  for (int step = 0; step < 120; ++step) {
+    // Half the time the same call again, so that the memo is used.
+    const std::size_t pick = rng() % 2 == 0 ? previous : static_cast<std::size_t>(rng() % calls.size());
+    SCOPED_TRACE("step " + std::to_string(step) + ", call " + std::to_string(pick));
+    run_and_check(calls[pick], pool, rng, "random");
+    previous = pick;
+  }
+}
+
+// White box: a repeated call is run by the memo, and a call differing in one
+// part of the key, or needing the full path, is not.
+TEST(CallMemoTest, MemoRunsTheRepeatedCallOnly) {
+  namespace detail = sqdiff::detail;
+  std::vector<float> a(48, 3.0f), b(35, 1.0f), out(1680, 0.0f);
+  const sqdiff::ConstTensorView va{a.data(), DType::f32, {8, 1, 6, 1}};
+  const sqdiff::ConstTensorView vb{b.data(), DType::f32, {7, 1, 5}};
+  const sqdiff::TensorView vout{out.data(), DType::f32, {8, 7, 6, 5}};
+  const sqdiff::Options options;
+  const detail::KernelTable& table = detail::kernel_table();
+
+  detail::CallMemo memo;
+  EXPECT_FALSE(memo.try_run(table, detail::Op::squared_difference, va, vb, vout, options));
+  const detail::CheckedCall call = detail::validate_call("test", va, vb, vout, options);
+  detail::Plan plan = detail::make_plan(call.aligned);
+  detail::ShortRowInputs inputs{call.a.data, call.b.data};
+  detail::widen_short_rows(plan, call.element_size, table.lookup_lanes[static_cast<int>(DType::f32)], inputs,
+                           memo.scratch());
+  memo.remember(table, va, vb, vout, options, call, plan);
+
+  EXPECT_TRUE(memo.try_run(table, detail::Op::squared_difference, va, vb, vout, options));
+  for (const float value : out) ASSERT_EQ(value, 4.0f);
+
+  const sqdiff::ConstTensorView strided_b{b.data(), DType::f32, {7, 1, 5}, {5, 5, 1}};
+  EXPECT_FALSE(memo.try_run(table, detail::Op::squared_difference, va, strided_b, vout, options));
+  sqdiff::Options other_axis;
+  other_axis.broadcast = {sqdiff::BroadcastKind::numpy, 0};
+  EXPECT_FALSE(memo.try_run(table, detail::Op::squared_difference, va, vb, vout, other_axis));
+  sqdiff::Options negative_threads;
+  negative_threads.threads = -1;
+  EXPECT_FALSE(memo.try_run(table, detail::Op::squared_difference, va, vb, vout, negative_threads));
+  const sqdiff::TensorView overlapping_out{a.data() + 1, DType::f32, {8, 7, 6, 5}};
+  EXPECT_FALSE(memo.try_run(table, detail::Op::squared_difference, va, vb, overlapping_out, options));
+  memo.forget();
+  EXPECT_FALSE(memo.try_run(table, detail::Op::squared_difference, va, vb, vout, options));
+}
+
+}  // namespace
