@@ -460,6 +460,77 @@ TEST_P(SimdTarget, BF16SubnormalResultsAreRoundedNotFlushed) {
   for (oracle::Op op : oracle::kAllOps) EXPECT_GT(subnormal_results[op], 0u) << oracle::name_of(op);
 }
 
+// The block kernels, called directly on batches of rows whose output starts
+// anywhere (streaming stores begin at each row's first aligned vector), with
+// the fixed operand of a batch on either side or neither.
+TEST_P(SimdTarget, BlockKernelsMatchOracle) {
+  const int64_t target = GetParam();
+  TargetGuard guard(target);
+  std::mt19937_64 rng(0xB10C0000u + static_cast<uint64_t>(target % 997));
+  int failures = 0;
+  for (const bool bf16_instructions : bf16_variants(target)) {
+    BF16InstructionsGuard bf16_guard(bf16_instructions);
+    const sqdiff::detail::KernelTable& table = sqdiff::detail::kernel_table();
+    for (oracle::Op op : oracle::kAllOps)
+      for (DType t : oracle::kAllDTypes) {
+        const std::size_t lanes = table.lookup_lanes[static_cast<int>(t)];
+        if (lanes == 0 || (bf16_instructions && t != DType::bf16)) continue;
+        const sqdiff::detail::RowKernels& kernels = table.at(static_cast<sqdiff::detail::Op>(op), t);
+        for (const auto& [kinds, flavor] :
+             {std::pair{&kernels.plain, "plain"}, std::pair{&kernels.streaming, "streaming"}})
+          for (const std::size_t n : {1, 2, 5, 15, 16, 17, 30, 32, 33, 47, 100, 256})
+            for (const auto& [a_moves, b_moves] : {std::pair{false, true}, std::pair{true, false}, std::pair{true, true}}) {
+              const std::size_t rows = 3;
+              const std::size_t span = 1 + rng() % lanes;
+              std::vector<int32_t> a_index(n + sqdiff::detail::kLookupPadding, 0);
+              std::vector<int32_t> b_index(n + sqdiff::detail::kLookupPadding, 0);
+              for (std::size_t i = 0; i < n; ++i) {
+                a_index[i] = static_cast<int32_t>(rng() % span);
+                b_index[i] = static_cast<int32_t>(rng() % span);
+              }
+              const std::size_t a_stride = a_moves ? span : 0;
+              const std::size_t b_stride = b_moves ? span : 0;
+              Buffer a(t, rows * span, 0, kGuard), b(t, rows * span, 1, kGuard);
+              // Rows of n one after another, from a start misaligned by 0..3.
+              Buffer out(t, rows * n, n % 4, kGuard);
+              for (std::size_t i = 0; i < rows * span; ++i) a.set(i, values::random_value(rng, t));
+              for (std::size_t i = 0; i < rows * span; ++i) b.set(i, values::random_value(rng, t));
+              sqdiff::detail::RowBatch batch;
+              batch.rows = rows;
+              batch.a_stride = static_cast<int64_t>(a_stride);
+              batch.b_stride = static_cast<int64_t>(b_stride);
+              batch.out_stride = static_cast<int64_t>(n);
+              batch.a_index = a_index.data();
+              batch.b_index = b_index.data();
+              batch.a_span = span;
+              batch.b_span = span;
+              kinds->block(a.data(), b.data(), out.data(), n, batch);
+              hwy::FlushStream();
+              for (std::size_t r = 0; r < rows; ++r)
+                for (std::size_t i = 0; i < n; ++i) {
+                  const uint64_t want = oracle::compute_bits(t, op, a.get(r * a_stride + static_cast<std::size_t>(a_index[i])),
+                                                             b.get(r * b_stride + static_cast<std::size_t>(b_index[i])));
+                  const uint64_t got = out.get(r * n + i);
+                  if (!oracle::bits_match(t, want, got)) {
+                    ADD_FAILURE() << flavor << " block, " << oracle::name_of(op) << " " << oracle::name_of(t)
+                                  << ", n=" << n << ", row " << r << ", element " << i << ": expected "
+                                  << oracle::hex_bits(t, want) << ", actual " << oracle::hex_bits(t, got) << ", target "
+                                  << target_description();
+                    if (++failures >= 10) return;
+                    r = rows;
+                    break;
+                  }
+                }
+              const std::string guards = out.check_guards();
+              if (!guards.empty()) {
+                ADD_FAILURE() << guards << " by the " << flavor << " block kernel, n=" << n;
+                if (++failures >= 10) return;
+              }
+            }
+      }
+  }
+}
+
 // The table's gather kernels (packing strided rows) against a plain loop, for
 // every element size and the strides with vector paths (0, -1) or none.
 TEST_P(SimdTarget, GatherKernelsMatchPlainLoop) {

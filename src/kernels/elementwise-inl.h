@@ -492,22 +492,27 @@ struct LookupOperand {
 };
 
 // A looked-up row that is the same for every row of a batch, expanded once
-// into compute lanes, so that each row reads it with plain loads. kCapacity
+// into compute lanes, so that each row reads it with plain loads. kMaxRow
 // holds the specs' kind of block (inputs of up to a vector each, lanes x lanes
 // elements) with room for the last partial vector; a longer row (64-bit lanes
 // allow blocks of up to 256 elements) looks its lanes up as it goes.
 template <class Codec, class D>
 struct ExpandedOperand {
-  static constexpr size_t kCapacity = hn::MaxLanes(D()) * (hn::MaxLanes(D()) + 1);
-  HWY_ALIGN typename Codec::Compute lanes[kCapacity];
+  static constexpr size_t kMaxRow = hn::MaxLanes(D()) * (hn::MaxLanes(D()) + 1);
+  // A vector more than the longest row: a streaming row loads from any element
+  // (its first aligned store decides where the vectors start).
+  HWY_ALIGN typename Codec::Compute lanes[kMaxRow + hn::MaxLanes(D())];
 
-  // Fills whole vectors, so that a partial vector at the end loads as one.
+  // Fills whole vectors and zeroes the vector after them, so that every load
+  // within a row of n reads lanes that were written.
   ExpandedOperand(D d, const LookupOperand<Codec, D>& lookup, size_t n) {
-    for (size_t i = 0; i < n; i += hn::Lanes(d)) hn::Store(lookup.Load(d, i), d, lanes + i);
+    size_t i = 0;
+    for (; i < n; i += hn::Lanes(d)) hn::Store(lookup.Load(d, i), d, lanes + i);
+    hn::Store(hn::Zero(d), d, lanes + i);
   }
-  HWY_INLINE hn::Vec<D> Load(D d, size_t i) const { return hn::Load(d, lanes + i); }
+  HWY_INLINE hn::Vec<D> Load(D d, size_t i) const { return hn::LoadU(d, lanes + i); }
   template <class Part>
-  HWY_INLINE hn::Vec<D> LoadPartial(D d, size_t i, const Part& /*part*/) const { return hn::Load(d, lanes + i); }
+  HWY_INLINE hn::Vec<D> LoadPartial(D d, size_t i, const Part& /*part*/) const { return hn::LoadU(d, lanes + i); }
 };
 
 // The rows of a small 2-D block flattened into one (the specs' [8,1,6,1] with
@@ -526,11 +531,11 @@ void RowBlock(const void* a, const void* b, void* out, size_t n, const RowBatch&
   using Expanded = ExpandedOperand<Codec, D>;
   const auto read_a = [&](D dd, const S* row) { return Lookup(dd, row, batch.a_span, batch.a_index); };
   const auto read_b = [&](D dd, const S* row) { return Lookup(dd, row, batch.b_span, batch.b_index); };
-  if (batch.rows > 1 && n <= Expanded::kCapacity && batch.a_stride == 0) {
+  if (batch.rows > 1 && n <= Expanded::kMaxRow && batch.a_stride == 0) {
     const Expanded row_a(d, read_a(d, static_cast<const S*>(a)), n);
     const auto read_row_a = [&](D /*d*/, const S* /*row*/) -> const Expanded& { return row_a; };
     BatchRows<Codec, Op, kStream>(d, read_row_a, read_b, a, b, out, n, batch);
-  } else if (batch.rows > 1 && n <= Expanded::kCapacity && batch.b_stride == 0) {
+  } else if (batch.rows > 1 && n <= Expanded::kMaxRow && batch.b_stride == 0) {
     const Expanded row_b(d, read_b(d, static_cast<const S*>(b)), n);
     const auto read_row_b = [&](D /*d*/, const S* /*row*/) -> const Expanded& { return row_b; };
     BatchRows<Codec, Op, kStream>(d, read_a, read_row_b, a, b, out, n, batch);
