@@ -80,9 +80,10 @@ void run_strided(const Call& call, const std::byte* a, const std::byte* b, std::
 }
 
 // Elements [column, column + count) of `rows` consecutive rows along the
-// plan's second-innermost dim, the first starting at a, b, out.
+// plan's second-innermost dim, the first starting at a, b, out; block rows
+// repeat that `outer` times along the dim above (the others take outer = 1).
 void run_rows(const Call& call, const std::byte* a, const std::byte* b, std::byte* out, std::size_t column,
-              std::size_t count, std::size_t rows) {
+              std::size_t count, std::size_t rows, std::size_t outer = 1) {
   const Plan& plan = *call.plan;
   const auto inner = static_cast<std::size_t>(plan.rank - 1);
   const std::size_t skip = column * call.element_size;
@@ -114,6 +115,12 @@ void run_rows(const Call& call, const std::byte* a, const std::byte* b, std::byt
       batch.b_index = plan.index_b + column;
       batch.a_span = static_cast<std::size_t>(plan.span_a);
       batch.b_span = static_cast<std::size_t>(plan.span_b);
+      if (outer > 1) {
+        batch.outer_rows = outer;
+        batch.outer_a_stride = plan.stride_a[inner - 2];
+        batch.outer_b_stride = plan.stride_b[inner - 2];
+        batch.outer_out_stride = plan.stride_out[inner - 2];
+      }
       call.kernels->block(a, b, out + skip, count, batch);
       break;
     case RowKind::strided: {
@@ -175,12 +182,32 @@ struct Odometer {
     return static_cast<std::size_t>(plan.size[k] - index[k]);
   }
 
+  // Whole batches of rows (the second-innermost dim from index 0 to its end)
+  // left before the dim above wraps; 0 when there is no such dim or the walk
+  // is not at the start of a batch.
+  std::size_t batches_left_in_dim(const Plan& plan) const {
+    if (plan.rank < 3) return 0;
+    const auto k = static_cast<std::size_t>(plan.rank - 2);
+    if (index[k] != 0) return 0;
+    return static_cast<std::size_t>(plan.size[k - 1] - index[k - 1]);
+  }
+
   // Forward by `rows` rows, where rows <= rows_left_in_dim().
   void advance(const Plan& plan, std::size_t rows, RowOffsets& at) {
     if (plan.rank < 2) return;
-    auto k = static_cast<std::size_t>(plan.rank - 2);
-    index[k] += static_cast<int64_t>(rows);
-    at.move(plan, k, static_cast<int64_t>(rows));
+    advance_dim(plan, static_cast<std::size_t>(plan.rank - 2), rows, at);
+  }
+
+  // Forward by `batches` whole batches, where batches <= batches_left_in_dim().
+  void advance_batches(const Plan& plan, std::size_t batches, RowOffsets& at) {
+    advance_dim(plan, static_cast<std::size_t>(plan.rank - 3), batches, at);
+  }
+
+ private:
+  // Forward by `steps` along dim k, carrying into the dims above.
+  void advance_dim(const Plan& plan, std::size_t k, std::size_t steps, RowOffsets& at) {
+    index[k] += static_cast<int64_t>(steps);
+    at.move(plan, k, static_cast<int64_t>(steps));
     // Carry into the outer dims, innermost first.
     while (index[k] == plan.size[k]) {
       index[k] = 0;
@@ -219,6 +246,19 @@ void run_range(const Call& call, std::size_t begin, std::size_t count) {
     }
     const std::size_t rows_left = odometer.rows_left_in_dim(plan);
     const std::size_t rows = count >= rows_left * n ? rows_left : count / n;
+    if (plan.row_kind == RowKind::block && rows == rows_left) {
+      // Short rows: the kernel also walks the dim above, for as many whole
+      // batches as the range holds (the specs' example: 1 kernel call, not 8).
+      const std::size_t batch_elements = rows * n;
+      const std::size_t batches_left = odometer.batches_left_in_dim(plan);
+      const std::size_t batches = count >= batches_left * batch_elements ? batches_left : count / batch_elements;
+      if (batches > 1) {
+        run_rows(call, a, b, out, 0, n, rows, batches);
+        count -= batches * batch_elements;
+        odometer.advance_batches(plan, batches, at);
+        continue;
+      }
+    }
     run_rows(call, a, b, out, 0, n, rows);
     count -= rows * n;
     odometer.advance(plan, rows, at);

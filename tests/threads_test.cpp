@@ -93,6 +93,9 @@ const Case kCases[] = {
     {"bf16 both-sided", DType::bf16, {61, 1, 67, 1}, {59, 1, 71}},
     {"i32 strided input", DType::i32, {1'500, 701}, {701}, {1'405, 2}},
     {"f32 tiny inner dims (periodic rows)", DType::f32, {1, 32, 32, 2}, {1'024, 1, 1, 2}},
+    // Block rows of 30 in batches of 7 that the kernel walks 700 at a time:
+    // tiles start inside batches and inside the dim above them.
+    {"f32 the specs' kind of block rows, batched", DType::f32, {3, 700, 1, 6, 1}, {3, 1, 7, 1, 5}},
 };
 
 TEST(Threads, BitIdenticalForEveryThreadCount) {

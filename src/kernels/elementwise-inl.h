@@ -597,12 +597,20 @@ void RowBlock(const void* a, const void* b, void* out, size_t n, const RowBatch&
   const auto read_a = [&](D dd, const S* row) { return Lookup(dd, row, batch.a_span, batch.a_index); };
   const auto read_b = [&](D dd, const S* row) { return Lookup(dd, row, batch.b_span, batch.b_index); };
   const bool fits = n <= ExpandedOperand<Codec, D>::kMaxRow;
-  if (batch.rows > 1 && fits && batch.a_stride == 0) {
-    RowsAroundFixed<Codec, Op, kStream, 0>(d, read_a(d, static_cast<const S*>(a)), read_b, a, b, out, n, batch);
-  } else if (batch.rows > 1 && fits && batch.b_stride == 0) {
-    RowsAroundFixed<Codec, Op, kStream, 1>(d, read_b(d, static_cast<const S*>(b)), read_a, a, b, out, n, batch);
-  } else {
-    BatchRows<Codec, Op, kStream>(d, read_a, read_b, a, b, out, n, batch);
+  const S* outer_a = static_cast<const S*>(a);
+  const S* outer_b = static_cast<const S*>(b);
+  S* outer_out = static_cast<S*>(out);
+  for (size_t o = 0; o < batch.outer_rows; ++o) {
+    if (batch.rows > 1 && fits && batch.a_stride == 0) {
+      RowsAroundFixed<Codec, Op, kStream, 0>(d, read_a(d, outer_a), read_b, outer_a, outer_b, outer_out, n, batch);
+    } else if (batch.rows > 1 && fits && batch.b_stride == 0) {
+      RowsAroundFixed<Codec, Op, kStream, 1>(d, read_b(d, outer_b), read_a, outer_a, outer_b, outer_out, n, batch);
+    } else {
+      BatchRows<Codec, Op, kStream>(d, read_a, read_b, outer_a, outer_b, outer_out, n, batch);
+    }
+    outer_a += batch.outer_a_stride;
+    outer_b += batch.outer_b_stride;
+    outer_out += batch.outer_out_stride;
   }
 }
 

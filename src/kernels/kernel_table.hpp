@@ -38,6 +38,12 @@ struct RowBatch {
   const int32_t* b_index = nullptr;
   std::size_t a_span = 0;
   std::size_t b_span = 0;
+  // block: the batch runs `outer_rows` times, each time from outer_*_stride
+  // elements further on (the dim above the batch's, walked in the kernel).
+  std::size_t outer_rows = 1;
+  int64_t outer_a_stride = 0;
+  int64_t outer_b_stride = 0;
+  int64_t outer_out_stride = 0;
 };
 
 // Entries past the end of a block's index tables, so that a vector of indices
