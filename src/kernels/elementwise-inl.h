@@ -555,30 +555,64 @@ struct VectorPair {
   HWY_INLINE hn::Vec<D> LoadPartial(D d, size_t i, const Part& /*part*/) const { return Load(d, i); }
 };
 
+// The moving operand of rows of one or two vectors: its two index vectors
+// and its source's lanes, loaded once per batch instead of in every row.
+template <class Codec, class D>
+struct PairLookupIndices {
+  using Indices = decltype(LoadIndices(D(), static_cast<const int32_t*>(nullptr)));
+  Indices first;
+  Indices second;
+  PartialLanes<Codec, D> source_lanes;
+
+  // A table holds n + kLookupPadding entries: the second vector of indices
+  // exists only for rows longer than one vector.
+  PairLookupIndices(D d, const int32_t* table, size_t span, size_t n)
+      : first(LoadIndices(d, table)),
+        second(n > hn::Lanes(d) ? LoadIndices(d, table + hn::Lanes(d)) : first),
+        source_lanes(d, span) {}
+};
+
+template <class Codec, class D>
+struct PairLookup {
+  hn::Vec<D> source;
+  const PairLookupIndices<Codec, D>& indices;
+
+  PairLookup(D d, const typename Codec::Storage* row, const PairLookupIndices<Codec, D>& row_indices)
+      : source(RowOperand<Codec>{row}.LoadPartial(d, 0, row_indices.source_lanes)), indices(row_indices) {}
+  HWY_INLINE hn::Vec<D> Load(D /*d*/, size_t i) const {
+    return hn::TableLookupLanes(source, i == 0 ? indices.first : indices.second);
+  }
+  template <class Part>
+  HWY_INLINE hn::Vec<D> LoadPartial(D d, size_t i, const Part& /*part*/) const { return Load(d, i); }
+};
+
 // The rows of a batch whose operand kFixed (0: a, 1: b) is the same in every
-// row, looked up once: into registers when a row fits in two vectors, into an
-// L1 buffer otherwise.
+// row, looked up once: into registers when a row fits in two vectors (with
+// the moving operand's indices in registers too), into an L1 buffer otherwise.
 template <class Codec, class Op, bool kStream, int kFixed, class D, class ReadMoving>
 HWY_INLINE void RowsAroundFixed(D d, const LookupOperand<Codec, D>& fixed, const ReadMoving& read_moving,
-                                const void* a, const void* b, void* out, size_t n, const RowBatch& batch) {
+                                const int32_t* moving_index, size_t moving_span, const void* a, const void* b,
+                                void* out, size_t n, const RowBatch& batch) {
   using S = typename Codec::Storage;
-  const auto run = [&](const auto& held, auto at_most_two_vectors) {
+  const auto run = [&](const auto& held, const auto& read_other, auto at_most_two_vectors) {
     using Held = std::remove_cv_t<std::remove_reference_t<decltype(held)>>;
     const auto read_held = [&](D /*d*/, const S* /*row*/) -> const Held& { return held; };
     constexpr bool kShort = decltype(at_most_two_vectors)::value;
     if constexpr (kFixed == 0) {
-      BatchRows<Codec, Op, kStream, kShort>(d, read_held, read_moving, a, b, out, n, batch);
+      BatchRows<Codec, Op, kStream, kShort>(d, read_held, read_other, a, b, out, n, batch);
     } else {
-      BatchRows<Codec, Op, kStream, kShort>(d, read_moving, read_held, a, b, out, n, batch);
+      BatchRows<Codec, Op, kStream, kShort>(d, read_other, read_held, a, b, out, n, batch);
     }
   };
   if constexpr (!kStream) {
     if (n <= 2 * hn::Lanes(d)) {
-      run(VectorPair<Codec, D>(d, fixed, n), std::true_type());
+      const PairLookupIndices<Codec, D> moving_indices(d, moving_index, moving_span, n);
+      const auto read_moving_pair = [&](D dd, const S* row) { return PairLookup<Codec, D>(dd, row, moving_indices); };
+      run(VectorPair<Codec, D>(d, fixed, n), read_moving_pair, std::true_type());
       return;
     }
   }
-  run(ExpandedOperand<Codec, D>(d, fixed, n), std::false_type());
+  run(ExpandedOperand<Codec, D>(d, fixed, n), read_moving, std::false_type());
 }
 
 // The rows of a small 2-D block flattened into one (the specs' [8,1,6,1] with
@@ -602,9 +636,11 @@ void RowBlock(const void* a, const void* b, void* out, size_t n, const RowBatch&
   S* outer_out = static_cast<S*>(out);
   for (size_t o = 0; o < batch.outer_rows; ++o) {
     if (batch.rows > 1 && fits && batch.a_stride == 0) {
-      RowsAroundFixed<Codec, Op, kStream, 0>(d, read_a(d, outer_a), read_b, outer_a, outer_b, outer_out, n, batch);
+      RowsAroundFixed<Codec, Op, kStream, 0>(d, read_a(d, outer_a), read_b, batch.b_index, batch.b_span, outer_a,
+                                             outer_b, outer_out, n, batch);
     } else if (batch.rows > 1 && fits && batch.b_stride == 0) {
-      RowsAroundFixed<Codec, Op, kStream, 1>(d, read_b(d, outer_b), read_a, outer_a, outer_b, outer_out, n, batch);
+      RowsAroundFixed<Codec, Op, kStream, 1>(d, read_b(d, outer_b), read_a, batch.a_index, batch.a_span, outer_a,
+                                             outer_b, outer_out, n, batch);
     } else {
       BatchRows<Codec, Op, kStream>(d, read_a, read_b, outer_a, outer_b, outer_out, n, batch);
     }
