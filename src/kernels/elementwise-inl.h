@@ -140,6 +140,19 @@ struct BFloat16InstructionCodec : BFloat16Codec {
     hn::StoreU(NarrowBF16Instruction(v), dh, p);
     if (HWY_UNLIKELY(HasSubnormalLane(v))) hn::StoreU(NarrowBF16(d, v), dh, p);
   }
+  // Two vectors to consecutive places with one subnormal test: a test and
+  // branch per vector cost ~9% of a 4K-element call in L1 (416 against 455
+  // ns, scratch loops side by side).
+  template <class D>
+  static HWY_INLINE void StorePair(D d, hn::Vec<D> v0, hn::Vec<D> v1, Storage* p) {
+    const hn::Rebind<Storage, D> dh;
+    hn::StoreU(NarrowBF16Instruction(v0), dh, p);
+    hn::StoreU(NarrowBF16Instruction(v1), dh, p + hn::Lanes(d));
+    if (HWY_UNLIKELY(HasSubnormalLane(v0, v1))) {
+      hn::StoreU(NarrowBF16(d, v0), dh, p);
+      hn::StoreU(NarrowBF16(d, v1), dh, p + hn::Lanes(d));
+    }
+  }
   template <class D>
   static HWY_INLINE void StoreFirst(D d, hn::Vec<D> v, Storage* p, hn::Mask<hn::Rebind<Storage, D>> first) {
     const auto narrowed = HWY_UNLIKELY(HasSubnormalLane(v)) ? NarrowBF16(d, v) : NarrowBF16Instruction(v);
@@ -322,13 +335,25 @@ HWY_INLINE void Row(D d, const A& a, const B& b, typename Codec::Storage* out, s
   if (i < n) RowPartial<Codec, Op>(d, a, b, out, i, PartialLanes<Codec, D>(d, n - i));
 }
 
+// Codecs that store two vectors at once more cheaply than one by one.
+template <class Codec, class D>
+constexpr bool kStoresPairs = requires(D d, hn::Vec<D> v, typename Codec::Storage* p) { Codec::StorePair(d, v, v, p); };
+
 // One row of a batch whose rows all have split.length elements.
 template <class Codec, class Op, bool kStream, class D, class A, class B>
 HWY_INLINE void Row(D d, const A& a, const B& b, typename Codec::Storage* out, const RowSplit<Codec, D>& split) {
   if constexpr (kStream) {
     Row<Codec, Op, true>(d, a, b, out, split.length);  // each row's head depends on its alignment
   } else {
-    for (size_t i = 0; i < split.whole; i += hn::Lanes(d)) {
+    const size_t lanes = hn::Lanes(d);
+    size_t i = 0;
+    if constexpr (kStoresPairs<Codec, D>) {
+      for (; i + 2 * lanes <= split.whole; i += 2 * lanes) {
+        Codec::StorePair(d, Op::Apply(d, a.Load(d, i), b.Load(d, i)),
+                         Op::Apply(d, a.Load(d, i + lanes), b.Load(d, i + lanes)), out + i);
+      }
+    }
+    for (; i < split.whole; i += lanes) {
       Codec::Store(d, Op::Apply(d, a.Load(d, i), b.Load(d, i)), out + i);
     }
     if (split.tail.count != 0) RowPartial<Codec, Op>(d, a, b, out, split.whole, split.tail);

@@ -125,9 +125,13 @@ HWY_INLINE hn::Vec256<hwy::bfloat16_t> NarrowBF16Instruction(hn::Vec512<float> v
   return hn::Vec256<hwy::bfloat16_t>{narrowed};
 }
 
-HWY_INLINE bool HasSubnormalLane(hn::Vec512<float> v) {
-  constexpr int kSubnormal = 0x20;  // vfpclassps category bit
-  return _mm512_fpclass_ps_mask(v.raw, kSubnormal) != 0;
+constexpr int kSubnormalClass = 0x20;  // vfpclassps category bit
+
+HWY_INLINE bool HasSubnormalLane(hn::Vec512<float> v) { return _mm512_fpclass_ps_mask(v.raw, kSubnormalClass) != 0; }
+
+// Either vector: one branch for two.
+HWY_INLINE bool HasSubnormalLane(hn::Vec512<float> v0, hn::Vec512<float> v1) {
+  return (_mm512_fpclass_ps_mask(v0.raw, kSubnormalClass) | _mm512_fpclass_ps_mask(v1.raw, kSubnormalClass)) != 0;
 }
 #endif
 
