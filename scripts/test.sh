@@ -62,7 +62,9 @@ fi
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_init_order=1}"
 
-build_and_test release build -DCMAKE_BUILD_TYPE=Release
+# The release build also compiles the benchmark and runs its smoke test, so
+# that bench/ keeps building (its measurements are scripts/bench.sh's job).
+build_and_test release build -DCMAKE_BUILD_TYPE=Release -DSQDIFF_BUILD_BENCH=ON
 build_and_test asan build-asan -DCMAKE_BUILD_TYPE=Debug -DSQDIFF_SANITIZE=address,undefined
 
 # ThreadSanitizer over the tests that run calls on several threads (the pool,
