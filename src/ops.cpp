@@ -26,11 +26,11 @@ void snapshot(detail::CheckedInput& input, std::size_t element_size, std::vector
 }
 
 // Everything but the fast paths: validate, plan (remembering the plan when it
-// can serve a repeated call), run.
-// Out of line: its locals (a CheckedCall, a Plan: ~3 KB) would otherwise be
-// set up on every call, the fast ones included.
-[[gnu::noinline]] void run_general(const detail::KernelTable& table, detail::Op op, std::string_view name, const ConstTensorView& a,
-                 const ConstTensorView& b, const TensorView& out, const Options& options, detail::CallMemo& memo) {
+// can serve a repeated call), run. Out of line: its locals (a CheckedCall, a
+// Plan: ~3 KB) would otherwise be set up on every call, the fast ones included.
+[[gnu::noinline]] void run_general(const detail::KernelTable& table, detail::Op op, std::string_view name,
+                                   const ConstTensorView& a, const ConstTensorView& b, const TensorView& out,
+                                   const Options& options, detail::CallMemo& memo) {
   detail::CheckedCall call = detail::validate_call(name, a, b, out, options);
   if (call.element_count == 0) return;
   std::vector<std::byte> a_snapshot;

@@ -42,7 +42,9 @@ class Pool {
       oracle::store_bits(bytes_.data() + i * size, dtype_, values::random_value(rng, dtype_));
     }
   }
-  unsigned char* at(int64_t element) { return bytes_.data() + element * static_cast<int64_t>(oracle::elem_size(dtype_)); }
+  unsigned char* at(int64_t element) {
+    return bytes_.data() + element * static_cast<int64_t>(oracle::elem_size(dtype_));
+  }
   DType dtype() const { return dtype_; }
   const std::vector<unsigned char>& bytes() const { return bytes_; }
 

@@ -462,7 +462,7 @@ TEST_P(SimdTarget, BF16SubnormalResultsAreRoundedNotFlushed) {
 
 // The block kernels, called directly on batches of rows whose output starts
 // anywhere (streaming stores begin at each row's first aligned vector), with
-// the fixed operand of a batch on either side or neither.
+// the fixed operand of a batch on either side or neither, batch after batch.
 TEST_P(SimdTarget, BlockKernelsMatchOracle) {
   const int64_t target = GetParam();
   TargetGuard guard(target);
@@ -479,8 +479,11 @@ TEST_P(SimdTarget, BlockKernelsMatchOracle) {
         for (const auto& [kinds, flavor] :
              {std::pair{&kernels.plain, "plain"}, std::pair{&kernels.streaming, "streaming"}})
           for (const std::size_t n : {1, 2, 5, 15, 16, 17, 30, 32, 33, 47, 100, 256})
-            for (const auto& [a_moves, b_moves] : {std::pair{false, true}, std::pair{true, false}, std::pair{true, true}}) {
-              const std::size_t rows = 3;
+            for (const auto& [a_moves, b_moves] :
+                 {std::pair{false, true}, std::pair{true, false}, std::pair{true, true}}) {
+              // Two batches of three rows, each batch from its own part of a,
+              // b and out (RowBatch::outer_rows).
+              const std::size_t rows = 3, batches = 2;
               const std::size_t span = 1 + rng() % lanes;
               std::vector<int32_t> a_index(n + sqdiff::detail::kLookupPadding, 0);
               std::vector<int32_t> b_index(n + sqdiff::detail::kLookupPadding, 0);
@@ -490,11 +493,12 @@ TEST_P(SimdTarget, BlockKernelsMatchOracle) {
               }
               const std::size_t a_stride = a_moves ? span : 0;
               const std::size_t b_stride = b_moves ? span : 0;
-              Buffer a(t, rows * span, 0, kGuard), b(t, rows * span, 1, kGuard);
+              const std::size_t input_batch = rows * span;
+              Buffer a(t, batches * input_batch, 0, kGuard), b(t, batches * input_batch, 1, kGuard);
               // Rows of n one after another, from a start misaligned by 0..3.
-              Buffer out(t, rows * n, n % 4, kGuard);
-              for (std::size_t i = 0; i < rows * span; ++i) a.set(i, values::random_value(rng, t));
-              for (std::size_t i = 0; i < rows * span; ++i) b.set(i, values::random_value(rng, t));
+              Buffer out(t, batches * rows * n, n % 4, kGuard);
+              for (std::size_t i = 0; i < batches * input_batch; ++i) a.set(i, values::random_value(rng, t));
+              for (std::size_t i = 0; i < batches * input_batch; ++i) b.set(i, values::random_value(rng, t));
               sqdiff::detail::RowBatch batch;
               batch.rows = rows;
               batch.a_stride = static_cast<int64_t>(a_stride);
@@ -504,23 +508,33 @@ TEST_P(SimdTarget, BlockKernelsMatchOracle) {
               batch.b_index = b_index.data();
               batch.a_span = span;
               batch.b_span = span;
+              batch.outer_rows = batches;
+              batch.outer_a_stride = static_cast<int64_t>(input_batch);
+              batch.outer_b_stride = static_cast<int64_t>(input_batch);
+              batch.outer_out_stride = static_cast<int64_t>(rows * n);
               kinds->block(a.data(), b.data(), out.data(), n, batch);
               hwy::FlushStream();
-              for (std::size_t r = 0; r < rows; ++r)
-                for (std::size_t i = 0; i < n; ++i) {
-                  const uint64_t want = oracle::compute_bits(t, op, a.get(r * a_stride + static_cast<std::size_t>(a_index[i])),
-                                                             b.get(r * b_stride + static_cast<std::size_t>(b_index[i])));
-                  const uint64_t got = out.get(r * n + i);
-                  if (!oracle::bits_match(t, want, got)) {
-                    ADD_FAILURE() << flavor << " block, " << oracle::name_of(op) << " " << oracle::name_of(t)
-                                  << ", n=" << n << ", row " << r << ", element " << i << ": expected "
-                                  << oracle::hex_bits(t, want) << ", actual " << oracle::hex_bits(t, got) << ", target "
-                                  << target_description();
-                    if (++failures >= 10) return;
-                    r = rows;
-                    break;
+              const auto first_mismatch = [&]() -> std::string {
+                for (std::size_t r = 0; r < batches * rows; ++r) {
+                  const std::size_t first = r / rows * input_batch;
+                  for (std::size_t i = 0; i < n; ++i) {
+                    const uint64_t x = a.get(first + r % rows * a_stride + static_cast<std::size_t>(a_index[i]));
+                    const uint64_t y = b.get(first + r % rows * b_stride + static_cast<std::size_t>(b_index[i]));
+                    const uint64_t want = oracle::compute_bits(t, op, x, y);
+                    const uint64_t got = out.get(r * n + i);
+                    if (!oracle::bits_match(t, want, got)) {
+                      return "row " + std::to_string(r) + ", element " + std::to_string(i) + ": expected " +
+                             oracle::hex_bits(t, want) + ", actual " + oracle::hex_bits(t, got);
+                    }
                   }
                 }
+                return {};
+              };
+              if (const std::string mismatch = first_mismatch(); !mismatch.empty()) {
+                ADD_FAILURE() << flavor << " block, " << oracle::name_of(op) << " " << oracle::name_of(t)
+                              << ", n=" << n << ", " << mismatch << ", target " << target_description();
+                if (++failures >= 10) return;
+              }
               const std::string guards = out.check_guards();
               if (!guards.empty()) {
                 ADD_FAILURE() << guards << " by the " << flavor << " block kernel, n=" << n;

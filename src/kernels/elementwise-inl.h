@@ -337,7 +337,9 @@ HWY_INLINE void Row(D d, const A& a, const B& b, typename Codec::Storage* out, s
 
 // Codecs that store two vectors at once more cheaply than one by one.
 template <class Codec, class D>
-constexpr bool kStoresPairs = requires(D d, hn::Vec<D> v, typename Codec::Storage* p) { Codec::StorePair(d, v, v, p); };
+constexpr bool kStoresPairs = requires(D d, hn::Vec<D> v, typename Codec::Storage* p) {
+  Codec::StorePair(d, v, v, p);
+};
 
 // One row of a batch whose rows all have split.length elements.
 template <class Codec, class Op, bool kStream, class D, class A, class B>
@@ -533,7 +535,7 @@ struct LookupOperand {
   const int32_t* table;
 
   LookupOperand(D d, const typename Codec::Storage* row, size_t span, const int32_t* index)
-      : source(RowOperand<Codec>{row}.LoadPartial(d, 0, PartialLanes<Codec, std::remove_const_t<D>>(d, span))), table(index) {}
+      : source(RowOperand<Codec>{row}.LoadPartial(d, 0, PartialLanes<Codec, D>(d, span))), table(index) {}
   HWY_INLINE hn::Vec<D> Load(D d, size_t i) const { return hn::TableLookupLanes(source, LoadIndices(d, table + i)); }
   // The tables are padded (kLookupPadding), so a partial vector reads them whole.
   template <class Part>
