@@ -54,7 +54,7 @@ void CallMemo::remember(const KernelTable& table, const ConstTensorView& a, cons
   b_walks_like_out_ = call.b_walks_like_out;
   element_size_ = call.element_size;
   input_bytes_ = call.input_bytes;
-  plan_ = plan;
+  copy_plan(plan, plan_);
   remembered_ = true;
 }
 

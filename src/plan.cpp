@@ -47,6 +47,29 @@ RowKind row_kind(const Dim& row) {
 
 }  // namespace
 
+// A field added to Plan changes its size: copy_plan must copy it too.
+static_assert(sizeof(Plan) == 16 + 4 * sizeof(std::array<int64_t, kMaxPlanRank>) + 9 * 8 || sizeof(void*) != 8,
+              "Plan changed: update copy_plan");
+
+void copy_plan(const Plan& from, Plan& to) {
+  to.rank = from.rank;
+  to.element_count = from.element_count;
+  const auto used = static_cast<std::size_t>(from.rank);
+  std::copy_n(from.size.begin(), used, to.size.begin());
+  std::copy_n(from.stride_a.begin(), used, to.stride_a.begin());
+  std::copy_n(from.stride_b.begin(), used, to.stride_b.begin());
+  std::copy_n(from.stride_out.begin(), used, to.stride_out.begin());
+  to.offset_a = from.offset_a;
+  to.offset_b = from.offset_b;
+  to.offset_out = from.offset_out;
+  to.row_kind = from.row_kind;
+  to.period = from.period;
+  to.index_a = from.index_a;
+  to.index_b = from.index_b;
+  to.span_a = from.span_a;
+  to.span_b = from.span_b;
+}
+
 Plan make_plan(const BroadcastOperands& operands) {
   Plan plan;
   plan.element_count = 1;

@@ -63,6 +63,11 @@ struct Plan {
   int64_t row_length() const { return rank == 0 ? 0 : size[rank - 1]; }
 };
 
+// `to` becomes `from`, copying only the dims in use: a whole Plan is ~2 KB,
+// almost all of it unused, and copying it all cost a call that remembers its
+// plan (call_memo.hpp) tens of ns.
+void copy_plan(const Plan& from, Plan& to);
+
 // Drops size-1 dims, reverses dims with a negative output stride, orders dims
 // by decreasing output stride, merges dims contiguous for all three tensors and
 // picks the row kind. The operands must already be validated.
