@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
@@ -287,6 +288,18 @@ void spec_example(benchmark::State& state, int threads) {
   std::vector<Contender> contenders;
   contenders.push_back(
       library_contender("sqdiff", Role::subject, [=] { sqdiff::squared_difference(a, b, out, options); }, threads));
+  // The same call with a's (dense) strides spelt out every other time: the
+  // same work, but each call's shapes and strides differ from its thread's
+  // previous call, so none reuses the remembered plan (src/call_memo.hpp).
+  const sqdiff::ConstTensorView a_spelt_out{buf.a, dtype, a_shape, {6, 6, 1, 1}};
+  Contender new_shapes;
+  new_shapes.name = "new_shapes";
+  new_shapes.role = Role::reference;
+  new_shapes.call = [=, spelt_out = std::make_shared<bool>(false)] {
+    *spelt_out = !*spelt_out;
+    sqdiff::squared_difference(*spelt_out ? a_spelt_out : a, b, out, options);
+  };
+  contenders.push_back(std::move(new_shapes));
   const auto* a_f = reinterpret_cast<const float*>(buf.a);
   const auto* b_f = reinterpret_cast<const float*>(buf.b);
   auto* out_f = reinterpret_cast<float*>(buf.c);

@@ -473,6 +473,16 @@ def main():
         out.append("Call overhead: the output has 1,680 elements. The views are built once, as a caller owning its "
                    "tensors would; the time is the call. The bound is the floor under any implementation: a loop "
                    "that only stores the output's 6,720 bytes (*fill*), reading nothing.\n")
+        out.append("Every call here repeats the shapes of the one before, as a model's inner loop does, so it "
+                   "reuses its thread's last plan (`src/call_memo.hpp`) and skips validation and planning. A call "
+                   "whose shapes or strides differ from its thread's previous call validates and plans as well; "
+                   "the run times that too (the same call with a's dense strides spelt out every other time, "
+                   "`r_new_shapes`):\n")
+        for r in sorted(small, key=lambda r: r["name"]):
+            if r.get("r_new_shapes"):
+                out.append(f"- {short_case(r)}: repeated {fmt_time(time_ns(r))}, new shapes "
+                           f"{fmt_time(time_ns(r) * r['r_new_shapes'])} per call.")
+        out.append("")
         out.append(table(small) + "\n")
     out.append("Columns: *time* is sqdiff's median time per call; *GB/s* is bytes moved (defined below) over that "
                "time; *ratio to bound* is bound time over sqdiff's time, median of per-round ratios (1.00 = at the "
