@@ -616,19 +616,22 @@ struct PairLookup {
 // The rows of a batch whose operand kFixed (0: a, 1: b) is the same in every
 // row, looked up once: into registers when a row fits in two vectors (with
 // the moving operand's indices in registers too), into an L1 buffer otherwise.
-template <class Codec, class Op, bool kStream, int kFixed, class D, class ReadMoving>
-HWY_INLINE void RowsAroundFixed(D d, const LookupOperand<Codec, D>& fixed, const ReadMoving& read_moving,
-                                const int32_t* moving_index, size_t moving_span, const void* a, const void* b,
-                                void* out, size_t n, const RowBatch& batch) {
+template <class Codec, class Op, bool kStream, int kFixed, class D>
+HWY_INLINE void RowsAroundFixed(D d, const void* a, const void* b, void* out, size_t n, const RowBatch& batch) {
   using S = typename Codec::Storage;
-  const auto run = [&](const auto& held, const auto& read_other, auto at_most_two_vectors) {
+  const auto* fixed_row = static_cast<const S*>(kFixed == 0 ? a : b);
+  const LookupOperand<Codec, D> fixed(d, fixed_row, kFixed == 0 ? batch.a_span : batch.b_span,
+                                      kFixed == 0 ? batch.a_index : batch.b_index);
+  const int32_t* moving_index = kFixed == 0 ? batch.b_index : batch.a_index;
+  const size_t moving_span = kFixed == 0 ? batch.b_span : batch.a_span;
+  const auto run = [&](const auto& held, const auto& read_moving, auto at_most_two_vectors) {
     using Held = std::remove_cv_t<std::remove_reference_t<decltype(held)>>;
     const auto read_held = [&](D /*d*/, const S* /*row*/) -> const Held& { return held; };
     constexpr bool kShort = decltype(at_most_two_vectors)::value;
     if constexpr (kFixed == 0) {
-      BatchRows<Codec, Op, kStream, kShort>(d, read_held, read_other, a, b, out, n, batch);
+      BatchRows<Codec, Op, kStream, kShort>(d, read_held, read_moving, a, b, out, n, batch);
     } else {
-      BatchRows<Codec, Op, kStream, kShort>(d, read_other, read_held, a, b, out, n, batch);
+      BatchRows<Codec, Op, kStream, kShort>(d, read_moving, read_held, a, b, out, n, batch);
     }
   };
   if constexpr (!kStream) {
@@ -639,6 +642,9 @@ HWY_INLINE void RowsAroundFixed(D d, const LookupOperand<Codec, D>& fixed, const
       return;
     }
   }
+  const auto read_moving = [&](D dd, const S* row) {
+    return LookupOperand<Codec, D>(dd, row, moving_span, moving_index);
+  };
   run(ExpandedOperand<Codec, D>(d, fixed, n), read_moving, std::false_type());
 }
 
@@ -663,11 +669,9 @@ void RowBlock(const void* a, const void* b, void* out, size_t n, const RowBatch&
   S* outer_out = static_cast<S*>(out);
   for (size_t o = 0; o < batch.outer_rows; ++o) {
     if (batch.rows > 1 && fits && batch.a_stride == 0) {
-      RowsAroundFixed<Codec, Op, kStream, 0>(d, read_a(d, outer_a), read_b, batch.b_index, batch.b_span, outer_a,
-                                             outer_b, outer_out, n, batch);
+      RowsAroundFixed<Codec, Op, kStream, 0>(d, outer_a, outer_b, outer_out, n, batch);
     } else if (batch.rows > 1 && fits && batch.b_stride == 0) {
-      RowsAroundFixed<Codec, Op, kStream, 1>(d, read_b(d, outer_b), read_a, batch.a_index, batch.a_span, outer_a,
-                                             outer_b, outer_out, n, batch);
+      RowsAroundFixed<Codec, Op, kStream, 1>(d, outer_a, outer_b, outer_out, n, batch);
     } else {
       BatchRows<Codec, Op, kStream>(d, read_a, read_b, outer_a, outer_b, outer_out, n, batch);
     }
