@@ -220,6 +220,12 @@ struct Odometer {
   }
 };
 
+// min(count / unit, most), without the division when count reaches most
+// units: a division cost more than a whole batch of short rows' bookkeeping.
+std::size_t whole_units(std::size_t count, std::size_t unit, std::size_t most) {
+  return count >= most * unit ? most : count / unit;
+}
+
 // Output elements [begin, begin + count) in the plan's order: a partial first
 // row, batches of whole rows, a partial last row.
 void run_range(const Call& call, std::size_t begin, std::size_t count) {
@@ -245,13 +251,12 @@ void run_range(const Call& call, std::size_t begin, std::size_t count) {
       continue;
     }
     const std::size_t rows_left = odometer.rows_left_in_dim(plan);
-    const std::size_t rows = count >= rows_left * n ? rows_left : count / n;
+    const std::size_t rows = whole_units(count, n, rows_left);
     if (plan.row_kind == RowKind::block && rows == rows_left) {
       // Short rows: the kernel also walks the dim above, for as many whole
       // batches as the range holds (the specs' example: 1 kernel call, not 8).
       const std::size_t batch_elements = rows * n;
-      const std::size_t batches_left = odometer.batches_left_in_dim(plan);
-      const std::size_t batches = count >= batches_left * batch_elements ? batches_left : count / batch_elements;
+      const std::size_t batches = whole_units(count, batch_elements, odometer.batches_left_in_dim(plan));
       if (batches > 1) {
         run_rows(call, a, b, out, 0, n, rows, batches);
         count -= batches * batch_elements;
