@@ -23,14 +23,14 @@ bool CallMemo::try_run(const KernelTable& table, Op op, const ConstTensorView& a
       !extent_out_.place(out.data, range_out)) {
     return false;
   }
-  // An overlap other than in place needs the full path's snapshot.
-  const bool a_overlaps = range_a.overlaps(range_out);
-  const bool b_overlaps = range_b.overlaps(range_out);
-  if (a_overlaps && !(a.data == out.data && a_walks_like_out_)) return false;
-  if (b_overlaps && !(b.data == out.data && b_walks_like_out_)) return false;
-
+  // A snapshot is the full path's work.
+  if (needs_snapshot(range_a, a.data, a_walks_like_out_, range_out, out.data) ||
+      needs_snapshot(range_b, b.data, b_walks_like_out_, range_out, out.data)) {
+    return false;
+  }
+  const bool output_aliases_input = range_a.overlaps(range_out) || range_b.overlaps(range_out);
   const ExecutionPolicy policy =
-      choose_policy(plan_, element_size_, input_bytes_, options.threads, a_overlaps || b_overlaps);
+      choose_policy(plan_, element_size_, input_bytes_, options.threads, output_aliases_input);
   execute(table, plan_, op, dtype_, static_cast<const std::byte*>(a.data), static_cast<const std::byte*>(b.data),
           static_cast<std::byte*>(out.data), policy);
   return true;

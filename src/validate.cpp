@@ -134,8 +134,8 @@ CheckedCall validate_call(std::string_view op, const ConstTensorView& a, const C
   call.aligned = align_operands(call, options.broadcast);
   call.a_walks_like_out = walks_like(call.aligned.a_strides, call.out_shape, call.out_strides);
   call.b_walks_like_out = walks_like(call.aligned.b_strides, call.out_shape, call.out_strides);
-  call.a_needs_copy = range_a.overlaps(range_out) && !(call.a.data == call.out && call.a_walks_like_out);
-  call.b_needs_copy = range_b.overlaps(range_out) && !(call.b.data == call.out && call.b_walks_like_out);
+  call.a_needs_copy = needs_snapshot(range_a, call.a.data, call.a_walks_like_out, range_out, call.out);
+  call.b_needs_copy = needs_snapshot(range_b, call.b.data, call.b_walks_like_out, range_out, call.out);
   return call;
 }
 

@@ -50,6 +50,14 @@ struct CheckedCall {
   BroadcastOperands aligned = {};
 };
 
+// SPEC section 4: an input whose bytes overlap the output's must be copied
+// before anything is written, unless it is the output's own view (in place:
+// the same start, walking memory as the output does).
+inline bool needs_snapshot(const ByteRange& input, const void* input_data, bool walks_like_out,
+                           const ByteRange& out, const void* out_data) {
+  return input.overlaps(out) && !(input_data == out_data && walks_like_out);
+}
+
 // Throws Error (messages start with `op`) for any invalid input; writes nothing.
 CheckedCall validate_call(std::string_view op, const ConstTensorView& a, const ConstTensorView& b,
                           const TensorView& out, const Options& options);

@@ -222,9 +222,12 @@ TEST(CallMemoTest, PartialOverlapTakesTheFullPathsSnapshot) {
   const CallSpec separate{{{4, 64}, {}, 0}, {{64}, {}, 300}, {{4, 64}, {}, 1000}, {}};
   CallSpec overlapping = separate;
   overlapping.out.at = 5;  // out starts inside a: a must be read as it was before
+  CallSpec overlapping_b = separate;
+  overlapping_b.out.at = 280;  // out covers b (elements 300-363): b must be read as it was before
   CallSpec in_place = separate;
   in_place.out.at = 0;  // out is a: no copy needed, the memo may run it
   alternate(separate, overlapping, DType::f32);
+  alternate(separate, overlapping_b, DType::f32);
   alternate(separate, in_place, DType::f32);
   alternate(in_place, overlapping, DType::f32);
 }
