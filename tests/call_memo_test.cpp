@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <set>
 #include <vector>
@@ -122,17 +123,27 @@ void run_and_check(const CallSpec& spec, Pool& pool, std::mt19937_64& rng, const
   }
 }
 
-// Calls `first` and `second` in turn, several times: each must be right
-// whatever the memo holds from the other.
-void alternate(const CallSpec& first, const CallSpec& second, DType dtype) {
-  std::mt19937_64 rng(20261122);
-  Pool pool(dtype, 8192);
+struct Step {
+  const CallSpec& spec;
+  Pool& pool;
+  const char* what;
+};
+
+// Runs the steps in order, three times over: each call must be right
+// whatever the memo holds from the calls before it.
+void in_turn(std::initializer_list<Step> steps, uint64_t seed) {
+  std::mt19937_64 rng(seed);
   for (int round = 0; round < 3; ++round) {
-    run_and_check(first, pool, rng, "first");
-    run_and_check(first, pool, rng, "first, repeated");
-    run_and_check(second, pool, rng, "second");
-    run_and_check(second, pool, rng, "second, repeated");
+    for (const Step& step : steps) run_and_check(step.spec, step.pool, rng, step.what);
   }
+}
+
+// Calls `first` and `second` in turn, each twice in a row.
+void alternate(const CallSpec& first, const CallSpec& second, DType dtype) {
+  Pool pool(dtype, 8192);
+  in_turn({{first, pool, "first"}, {first, pool, "first, repeated"}, {second, pool, "second"},
+           {second, pool, "second, repeated"}},
+          20261122);
 }
 
 // The specs' example: block rows (a small 2-D block looked up through index
@@ -175,15 +186,10 @@ TEST(CallMemoTest, ShapesArePartOfTheKey) {
 TEST(CallMemoTest, DTypeIsPartOfTheKey) {
   // Same element size: only the kernels differ.
   const CallSpec call = spec_example();
-  std::mt19937_64 rng(7);
   Pool f32(DType::f32, 8192);
   Pool i32(DType::i32, 8192);
   Pool f64(DType::f64, 8192);
-  for (int round = 0; round < 3; ++round) {
-    run_and_check(call, f32, rng, "f32");
-    run_and_check(call, i32, rng, "i32");
-    run_and_check(call, f64, rng, "f64");
-  }
+  in_turn({{call, f32, "f32"}, {call, i32, "i32"}, {call, f64, "f64"}}, 7);
 }
 
 TEST(CallMemoTest, BroadcastModeIsPartOfTheKey) {
@@ -237,13 +243,10 @@ TEST(CallMemoTest, UnrememberedCallRebuildingTheScratchIsNotMistakenForIt) {
   // rows of [5,6] rebuild the index tables the specs' example's plan points to.
   const CallSpec remembered = spec_example();
   CallSpec overlapping{{{8, 1, 5, 1}, {}, 0}, {{7, 1, 6}, {}, 2100}, {{8, 7, 5, 6}, {}, 2000}, {}};
-  std::mt19937_64 rng(5);
   Pool pool(DType::f32, 8192);
-  for (int round = 0; round < 3; ++round) {
-    run_and_check(remembered, pool, rng, "remembered");
-    run_and_check(overlapping, pool, rng, "overlapping");
-    run_and_check(remembered, pool, rng, "remembered, after the overlapping call");
-  }
+  in_turn({{remembered, pool, "remembered"}, {overlapping, pool, "overlapping"},
+           {remembered, pool, "remembered, after the overlapping call"}},
+          5);
 }
 
 TEST(CallMemoTest, ErrorsAreStillReported) {
