@@ -406,12 +406,12 @@ struct OneElement {
 // vector store may alias anything, so fields read through the caller's
 // reference were loaded again after every store (the specs' 56 block rows took
 // 341 ns that way, 208 ns with the copy; kernel alone, same data).
-// kAtMostTwoVectors: every row is one or two vectors (RowOfTwoVectorsAtMost).
+// Every row has split.length elements; kAtMostTwoVectors: that is one or two
+// vectors (RowOfTwoVectorsAtMost).
 template <class Codec, class Op, bool kStream, bool kAtMostTwoVectors = false, class D, class ReadA, class ReadB>
 HWY_INLINE void BatchRows(D d, const ReadA& read_a, const ReadB& read_b, const void* a, const void* b, void* out,
-                          size_t n, const RowBatch& batch) {
+                          const RowSplit<Codec, D>& split, const RowBatch& batch) {
   using S = typename Codec::Storage;
-  const RowSplit<Codec, D> split(d, n);
   const S* row_a = static_cast<const S*>(a);
   const S* row_b = static_cast<const S*>(b);
   S* row_out = static_cast<S*>(out);
@@ -431,24 +431,30 @@ HWY_INLINE void BatchRows(D d, const ReadA& read_a, const ReadB& read_b, const v
 template <class Codec, class Op, bool kStream>
 void RowVV(const void* a, const void* b, void* out, size_t n, const RowBatch& shared_batch) {
   const RowBatch batch = shared_batch;
-  BatchRows<Codec, Op, kStream>(hn::ScalableTag<typename Codec::Compute>(), AlongRow<Codec>(), AlongRow<Codec>(), a, b,
-                                out, n, batch);
+  using D = hn::ScalableTag<typename Codec::Compute>;
+  const D d;
+  BatchRows<Codec, Op, kStream>(d, AlongRow<Codec>(), AlongRow<Codec>(), a, b, out, RowSplit<Codec, D>(d, n),
+                                batch);
 }
 
 // out[i] = op(a[i], *b)
 template <class Codec, class Op, bool kStream>
 void RowVS(const void* a, const void* b, void* out, size_t n, const RowBatch& shared_batch) {
   const RowBatch batch = shared_batch;
-  BatchRows<Codec, Op, kStream>(hn::ScalableTag<typename Codec::Compute>(), AlongRow<Codec>(), OneElement<Codec>(), a,
-                                b, out, n, batch);
+  using D = hn::ScalableTag<typename Codec::Compute>;
+  const D d;
+  BatchRows<Codec, Op, kStream>(d, AlongRow<Codec>(), OneElement<Codec>(), a, b, out, RowSplit<Codec, D>(d, n),
+                                batch);
 }
 
 // out[i] = op(*a, b[i]); not the mirror of RowVS, since subtract is not symmetric.
 template <class Codec, class Op, bool kStream>
 void RowSV(const void* a, const void* b, void* out, size_t n, const RowBatch& shared_batch) {
   const RowBatch batch = shared_batch;
-  BatchRows<Codec, Op, kStream>(hn::ScalableTag<typename Codec::Compute>(), OneElement<Codec>(), AlongRow<Codec>(), a,
-                                b, out, n, batch);
+  using D = hn::ScalableTag<typename Codec::Compute>;
+  const D d;
+  BatchRows<Codec, Op, kStream>(d, OneElement<Codec>(), AlongRow<Codec>(), a, b, out, RowSplit<Codec, D>(d, n),
+                                batch);
 }
 
 // A short pattern repeated along the row, when its period divides the lane
@@ -566,24 +572,8 @@ struct ExpandedOperand {
   HWY_INLINE hn::Vec<D> LoadPartial(D d, size_t i, const Part& /*part*/) const { return hn::LoadU(d, lanes + i); }
 };
 
-// A looked-up row of one or two vectors that is the same for every row of a
-// batch, held in two registers: through ExpandedOperand's buffer, each batch
-// stored its vectors and every row loaded them back (the specs' 56 block rows:
-// ~160-190 ns that way, ~110-140 ns in registers; scratch kernels side by side).
-template <class Codec, class D>
-struct VectorPair {
-  hn::Vec<D> first;
-  hn::Vec<D> second;
-
-  VectorPair(D d, const LookupOperand<Codec, D>& lookup, size_t n)
-      : first(lookup.Load(d, 0)), second(n > hn::Lanes(d) ? lookup.Load(d, hn::Lanes(d)) : first) {}
-  HWY_INLINE hn::Vec<D> Load(D /*d*/, size_t i) const { return i == 0 ? first : second; }
-  template <class Part>
-  HWY_INLINE hn::Vec<D> LoadPartial(D d, size_t i, const Part& /*part*/) const { return Load(d, i); }
-};
-
-// The moving operand of rows of one or two vectors: its two index vectors
-// and its source's lanes, loaded once per batch instead of in every row.
+// The moving operand's index vectors (and its source's lanes) for rows of one
+// or two vectors, loaded once per kernel call instead of in every row.
 template <class Codec, class D>
 struct PairLookupIndices {
   using Indices = decltype(LoadIndices(D(), static_cast<const int32_t*>(nullptr)));
@@ -599,10 +589,12 @@ struct PairLookupIndices {
         source_lanes(d, span) {}
 };
 
+// A looked-up row of one or two vectors. The indices are held by value: held
+// by reference, they were stored to the stack and loaded back in every batch.
 template <class Codec, class D>
 struct PairLookup {
   hn::Vec<D> source;
-  const PairLookupIndices<Codec, D>& indices;
+  PairLookupIndices<Codec, D> indices;
 
   PairLookup(D d, const typename Codec::Storage* row, const PairLookupIndices<Codec, D>& row_indices)
       : source(RowOperand<Codec>{row}.LoadPartial(d, 0, row_indices.source_lanes)), indices(row_indices) {}
@@ -613,39 +605,81 @@ struct PairLookup {
   HWY_INLINE hn::Vec<D> LoadPartial(D d, size_t i, const Part& /*part*/) const { return Load(d, i); }
 };
 
-// The rows of a batch whose operand kFixed (0: a, 1: b) is the same in every
-// row, looked up once: into registers when a row fits in two vectors (with
-// the moving operand's indices in registers too), into an L1 buffer otherwise.
+// A looked-up row of one or two vectors that is the same for every row of a
+// batch, held in two registers: through ExpandedOperand's buffer, each batch
+// stored its vectors and every row loaded them back (the specs' 56 block rows:
+// ~160-190 ns that way, ~110-140 ns in registers; scratch kernels side by side).
+template <class Codec, class D>
+struct VectorPair {
+  hn::Vec<D> first;
+  hn::Vec<D> second;
+
+  VectorPair(D d, const PairLookup<Codec, D>& lookup)
+      : first(lookup.Load(d, 0)), second(lookup.Load(d, hn::Lanes(d))) {}
+  HWY_INLINE hn::Vec<D> Load(D /*d*/, size_t i) const { return i == 0 ? first : second; }
+  template <class Part>
+  HWY_INLINE hn::Vec<D> LoadPartial(D d, size_t i, const Part& /*part*/) const { return Load(d, i); }
+};
+
+// visit(a, b, out) at the start of each of the batch's outer rows.
+template <class S, class Visit>
+HWY_INLINE void ForEachOuterRow(const void* a, const void* b, void* out, const RowBatch& batch, const Visit& visit) {
+  const S* outer_a = static_cast<const S*>(a);
+  const S* outer_b = static_cast<const S*>(b);
+  S* outer_out = static_cast<S*>(out);
+  for (size_t o = 0; o < batch.outer_rows; ++o) {
+    visit(outer_a, outer_b, outer_out);
+    outer_a += batch.outer_a_stride;
+    outer_b += batch.outer_b_stride;
+    outer_out += batch.outer_out_stride;
+  }
+}
+
+// The rows of the batches whose operand kFixed (0: a, 1: b) is the same in
+// every row of a batch, looked up once per batch: into registers when a row
+// fits in two vectors (with both operands' indices in registers for the whole
+// call), into an L1 buffer otherwise. What does not depend on the batch is
+// set up once: per batch, it cost the specs' 8 batches ~30 of ~120 ns
+// (kernel alone, against a hand-written loop).
 template <class Codec, class Op, bool kStream, int kFixed, class D>
 HWY_INLINE void RowsAroundFixed(D d, const void* a, const void* b, void* out, size_t n, const RowBatch& batch) {
   using S = typename Codec::Storage;
-  const auto* fixed_row = static_cast<const S*>(kFixed == 0 ? a : b);
-  const LookupOperand<Codec, D> fixed(d, fixed_row, kFixed == 0 ? batch.a_span : batch.b_span,
-                                      kFixed == 0 ? batch.a_index : batch.b_index);
+  const RowSplit<Codec, D> split(d, n);
+  const int32_t* fixed_index = kFixed == 0 ? batch.a_index : batch.b_index;
+  const size_t fixed_span = kFixed == 0 ? batch.a_span : batch.b_span;
   const int32_t* moving_index = kFixed == 0 ? batch.b_index : batch.a_index;
   const size_t moving_span = kFixed == 0 ? batch.b_span : batch.a_span;
-  const auto run = [&](const auto& held, const auto& read_moving, auto at_most_two_vectors) {
+  const auto fixed_row = [](const S* row_a, const S* row_b) { return kFixed == 0 ? row_a : row_b; };
+  const auto run = [&](const S* row_a, const S* row_b, S* row_out, const auto& held, const auto& read_moving,
+                       auto at_most_two_vectors) {
     using Held = std::remove_cv_t<std::remove_reference_t<decltype(held)>>;
     const auto read_held = [&](D /*d*/, const S* /*row*/) -> const Held& { return held; };
     constexpr bool kShort = decltype(at_most_two_vectors)::value;
     if constexpr (kFixed == 0) {
-      BatchRows<Codec, Op, kStream, kShort>(d, read_held, read_moving, a, b, out, n, batch);
+      BatchRows<Codec, Op, kStream, kShort>(d, read_held, read_moving, row_a, row_b, row_out, split, batch);
     } else {
-      BatchRows<Codec, Op, kStream, kShort>(d, read_moving, read_held, a, b, out, n, batch);
+      BatchRows<Codec, Op, kStream, kShort>(d, read_moving, read_held, row_a, row_b, row_out, split, batch);
     }
   };
   if constexpr (!kStream) {
     if (n <= 2 * hn::Lanes(d)) {
+      const PairLookupIndices<Codec, D> fixed_indices(d, fixed_index, fixed_span, n);
       const PairLookupIndices<Codec, D> moving_indices(d, moving_index, moving_span, n);
-      const auto read_moving_pair = [&](D dd, const S* row) { return PairLookup<Codec, D>(dd, row, moving_indices); };
-      run(VectorPair<Codec, D>(d, fixed, n), read_moving_pair, std::true_type());
+      const auto read_moving = [&](D dd, const S* row) { return PairLookup<Codec, D>(dd, row, moving_indices); };
+      ForEachOuterRow<S>(a, b, out, batch, [&](const S* row_a, const S* row_b, S* row_out) {
+        const VectorPair<Codec, D> held(d, PairLookup<Codec, D>(d, fixed_row(row_a, row_b), fixed_indices));
+        run(row_a, row_b, row_out, held, read_moving, std::true_type());
+      });
       return;
     }
   }
   const auto read_moving = [&](D dd, const S* row) {
     return LookupOperand<Codec, D>(dd, row, moving_span, moving_index);
   };
-  run(ExpandedOperand<Codec, D>(d, fixed, n), read_moving, std::false_type());
+  ForEachOuterRow<S>(a, b, out, batch, [&](const S* row_a, const S* row_b, S* row_out) {
+    const LookupOperand<Codec, D> fixed(d, fixed_row(row_a, row_b), fixed_span, fixed_index);
+    run(row_a, row_b, row_out, ExpandedOperand<Codec, D>(d, fixed, n), read_moving, std::false_type());
+  });
 }
 
 // The rows of a small 2-D block flattened into one (the specs' [8,1,6,1] with
@@ -660,25 +694,22 @@ void RowBlock(const void* a, const void* b, void* out, size_t n, const RowBatch&
   using S = typename Codec::Storage;
   using D = hn::ScalableTag<typename Codec::Compute>;
   const D d;
+  const bool fits = n <= ExpandedOperand<Codec, D>::kMaxRow;
+  if (batch.rows > 1 && fits && batch.a_stride == 0) {
+    RowsAroundFixed<Codec, Op, kStream, 0>(d, a, b, out, n, batch);
+    return;
+  }
+  if (batch.rows > 1 && fits && batch.b_stride == 0) {
+    RowsAroundFixed<Codec, Op, kStream, 1>(d, a, b, out, n, batch);
+    return;
+  }
   using Lookup = LookupOperand<Codec, D>;
   const auto read_a = [&](D dd, const S* row) { return Lookup(dd, row, batch.a_span, batch.a_index); };
   const auto read_b = [&](D dd, const S* row) { return Lookup(dd, row, batch.b_span, batch.b_index); };
-  const bool fits = n <= ExpandedOperand<Codec, D>::kMaxRow;
-  const S* outer_a = static_cast<const S*>(a);
-  const S* outer_b = static_cast<const S*>(b);
-  S* outer_out = static_cast<S*>(out);
-  for (size_t o = 0; o < batch.outer_rows; ++o) {
-    if (batch.rows > 1 && fits && batch.a_stride == 0) {
-      RowsAroundFixed<Codec, Op, kStream, 0>(d, outer_a, outer_b, outer_out, n, batch);
-    } else if (batch.rows > 1 && fits && batch.b_stride == 0) {
-      RowsAroundFixed<Codec, Op, kStream, 1>(d, outer_a, outer_b, outer_out, n, batch);
-    } else {
-      BatchRows<Codec, Op, kStream>(d, read_a, read_b, outer_a, outer_b, outer_out, n, batch);
-    }
-    outer_a += batch.outer_a_stride;
-    outer_b += batch.outer_b_stride;
-    outer_out += batch.outer_out_stride;
-  }
+  const RowSplit<Codec, D> split(d, n);
+  ForEachOuterRow<S>(a, b, out, batch, [&](const S* row_a, const S* row_b, S* row_out) {
+    BatchRows<Codec, Op, kStream>(d, read_a, read_b, row_a, row_b, row_out, split, batch);
+  });
 }
 
 template <class Codec, class Op, bool kStream>
