@@ -8,7 +8,9 @@
 // and the kernel table (its target decides which short rows become block
 // rows). What depends on the pointers is checked on every call; a call that
 // needs anything the full path does differently (a snapshot of an
-// overlapping input, an error to report) is left to the full path.
+// overlapping input, an error to report) is left to the full path. A small
+// call's kernel calls are recorded too (RecordedRun), and a repeat replays
+// them without walking the plan again.
 #pragma once
 
 #include "dim_vector.hpp"
@@ -33,6 +35,9 @@ class CallMemo {
   // remembered plan before it rebuilds the scratch.
   ShortRowScratch& scratch() { return scratch_; }
   void forget() { remembered_ = false; }
+
+  // A repeat of the remembered call would replay its recorded kernel calls.
+  bool replays() const { return remembered_ && replayable_; }
 
   // Keeps a validated call's plan, which must have been built without reading
   // the inputs' data (no snapshot, no copied blocks) into scratch().
@@ -62,6 +67,8 @@ class CallMemo {
   bool b_walks_like_out_ = false;
   std::size_t element_size_ = 0;
   std::size_t input_bytes_ = 0;
+  bool replayable_ = false;  // recorded_ holds the run; plan_ is not used
+  RecordedRun recorded_;
   Plan plan_;
   ShortRowScratch scratch_;
 };

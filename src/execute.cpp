@@ -31,7 +31,23 @@ struct Call {
   const std::byte* b;
   std::byte* out;
   bool streaming;
+  RecordedRun* recording = nullptr;  // set: record the kernel calls instead of making them
 };
+
+// Calls kernels.*kernel, or records the call.
+void invoke(const Call& call, RowKernel RowKinds::*kernel, const std::byte* a, const std::byte* b, std::byte* out,
+            std::size_t n, const RowBatch& batch) {
+  RecordedRun* run = call.recording;
+  if (run == nullptr) {
+    (call.kernels->*kernel)(a, b, out, n, batch);
+    return;
+  }
+  if (run->count == RecordedRun::kMaxCalls) {
+    run->complete = false;
+    return;
+  }
+  run->calls[static_cast<std::size_t>(run->count++)] = {kernel, a - call.a, b - call.b, out - call.out, n, batch};
+}
 
 // A piece of a row whose operands are not all unit-stride: operands with a
 // stride other than 0 or 1 are packed into blocks, the output unpacked after.
@@ -94,18 +110,18 @@ void run_rows(const Call& call, const std::byte* a, const std::byte* b, std::byt
     batch.out_stride = plan.stride_out[inner - 1];
   }
   switch (plan.row_kind) {
-    case RowKind::vv: call.kernels->vv(a + skip, b + skip, out + skip, count, batch); break;
-    case RowKind::vs: call.kernels->vs(a + skip, b, out + skip, count, batch); break;
-    case RowKind::sv: call.kernels->sv(a, b + skip, out + skip, count, batch); break;
+    case RowKind::vv: invoke(call, &RowKinds::vv, a + skip, b + skip, out + skip, count, batch); break;
+    case RowKind::vs: invoke(call, &RowKinds::vs, a + skip, b, out + skip, count, batch); break;
+    case RowKind::sv: invoke(call, &RowKinds::sv, a, b + skip, out + skip, count, batch); break;
     case RowKind::vp:
     case RowKind::pv: {
       // The repeating input stays at its pattern's start; the phase says where.
       batch.period = static_cast<std::size_t>(plan.period);
       batch.phase = column % batch.period;
       if (plan.row_kind == RowKind::vp) {
-        call.kernels->vp(a + skip, b, out + skip, count, batch);
+        invoke(call, &RowKinds::vp, a + skip, b, out + skip, count, batch);
       } else {
-        call.kernels->pv(a, b + skip, out + skip, count, batch);
+        invoke(call, &RowKinds::pv, a, b + skip, out + skip, count, batch);
       }
       break;
     }
@@ -121,9 +137,13 @@ void run_rows(const Call& call, const std::byte* a, const std::byte* b, std::byt
         batch.outer_b_stride = plan.stride_b[inner - 2];
         batch.outer_out_stride = plan.stride_out[inner - 2];
       }
-      call.kernels->block(a, b, out + skip, count, batch);
+      invoke(call, &RowKinds::block, a, b, out + skip, count, batch);
       break;
     case RowKind::strided: {
+      if (call.recording != nullptr) {  // packing is not a kernel call
+        call.recording->complete = false;
+        return;
+      }
       const auto offset = static_cast<int64_t>(column) * static_cast<int64_t>(call.element_size);
       const auto size = static_cast<int64_t>(call.element_size);
       for (std::size_t r = 0; r < rows; ++r) {
@@ -238,6 +258,7 @@ void run_range(const Call& call, std::size_t begin, std::size_t count) {
   RowOffsets at = odometer.start(plan, begin == 0 ? 0 : begin / n);
   const auto element_size = static_cast<int64_t>(call.element_size);
   while (count > 0) {
+    if (call.recording != nullptr && !call.recording->complete) return;  // no use going on
     const std::byte* a = call.a + at.a * element_size;
     const std::byte* b = call.b + at.b * element_size;
     std::byte* out = call.out + at.out * element_size;
@@ -306,6 +327,42 @@ ExecutionPolicy choose_policy(const Plan& plan, std::size_t element_size, std::s
   policy.streaming_stores = !output_aliases_input && dense_rows &&
                             output_bytes + input_bytes > cache_share * last_level_cache_bytes();
   return policy;
+}
+
+bool record_run(const Plan& plan, DType dtype, std::size_t input_bytes, const std::byte* a, const std::byte* b,
+                std::byte* out, RecordedRun& run) {
+  run = RecordedRun{};
+  run.dtype = dtype;
+  const std::size_t element_size = dtype_size(dtype);
+  // Below this size every call runs on one thread whatever Options::threads
+  // says, and aliasing only ever turns streaming off.
+  if (static_cast<std::size_t>(plan.element_count) * element_size >= kMinParallelOutputBytes) return false;
+  if (choose_policy(plan, element_size, input_bytes, 1, false).streaming_stores) return false;
+  const Call call{
+      .plan = &plan,
+      .kernels = nullptr,
+      .plain_kernels = nullptr,
+      .gather = nullptr,
+      .dtype = dtype,
+      .element_size = element_size,
+      .a = a,
+      .b = b,
+      .out = out,
+      .streaming = false,
+      .recording = &run,
+  };
+  run_range(call, 0, static_cast<std::size_t>(plan.element_count));
+  return run.complete && run.count > 0;
+}
+
+void replay(const KernelTable& table, Op op, const RecordedRun& run, const std::byte* a, const std::byte* b,
+            std::byte* out) {
+  const RowKinds& kernels = table.at(op, run.dtype).plain;
+  const ScopedIeeeDefaults ieee_defaults(run.dtype);
+  for (int i = 0; i < run.count; ++i) {
+    const RecordedRun::KernelCall& call = run.calls[static_cast<std::size_t>(i)];
+    (kernels.*call.kernel)(a + call.a_offset, b + call.b_offset, out + call.out_offset, call.n, call.batch);
+  }
 }
 
 void execute(const KernelTable& table, const Plan& plan, Op op, DType dtype, const std::byte* a, const std::byte* b,

@@ -2,7 +2,9 @@
 // tile walks its rows with an odometer and calls one row kernel per row piece.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 
 #include "kernels/kernel_table.hpp"
 #include "plan.hpp"
@@ -26,6 +28,36 @@ struct ExecutionPolicy {
 // streaming stores would not help.
 ExecutionPolicy choose_policy(const Plan& plan, std::size_t element_size, std::size_t input_bytes,
                               int requested_threads, bool output_aliases_input);
+
+// A small call's run as the few kernel calls it makes, worked out once by
+// record_run so that a repeated call (call_memo.hpp) replays them without
+// choosing a policy or walking the plan: for the specs' [8,1,6,1] with [7,1,5]
+// that walk and its setup cost ~20 of ~70 ns of a 16-element call (perf).
+struct RecordedRun {
+  static constexpr int kMaxCalls = 4;
+  struct KernelCall {
+    RowKernel RowKinds::*kernel;  // the op is not part of the record: the kernels of either
+    int64_t a_offset;             // bytes from each data pointer
+    int64_t b_offset;
+    int64_t out_offset;
+    std::size_t n;
+    RowBatch batch;
+  };
+  int count = 0;
+  bool complete = true;  // false: the run needs more calls, or packs strided rows
+  DType dtype = DType::f32;
+  std::array<KernelCall, kMaxCalls> calls = {};
+};
+
+// Records the run of `plan` from the pointers a, b and out, if it is a run
+// that replay can repeat: one thread, plain stores, at most kMaxCalls kernel
+// calls, no packed rows. Calls no kernel. `input_bytes` as for choose_policy.
+bool record_run(const Plan& plan, DType dtype, std::size_t input_bytes, const std::byte* a, const std::byte* b,
+                std::byte* out, RecordedRun& run);
+
+// Makes the recorded kernel calls of `op` at new pointers, as execute would.
+void replay(const KernelTable& table, Op op, const RecordedRun& run, const std::byte* a, const std::byte* b,
+            std::byte* out);
 
 // `a`, `b` and `out` are the callers' data pointers; the plan's offsets and
 // strides (in elements of `dtype`) say where each row is. `table` is

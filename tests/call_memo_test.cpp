@@ -65,6 +65,7 @@ struct CallSpec {
   ViewSpec b;
   ViewSpec out;
   sqdiff::Broadcast mode = {};
+  oracle::Op op = oracle::Op::squared_difference;  // not part of the memo's key
 };
 
 // Element offsets (from the pool's start) of every output element, row-major.
@@ -79,7 +80,7 @@ std::vector<int64_t> output_offsets(const ViewSpec& out) {
   return offsets;
 }
 
-// Runs squared_difference on fresh random data and checks every output element
+// Runs the call's op on fresh random data and checks every output element
 // against the oracle (computed from the inputs as they were before the call),
 // and that nothing outside the output changed.
 void run_and_check(const CallSpec& spec, Pool& pool, std::mt19937_64& rng, const char* what) {
@@ -90,7 +91,7 @@ void run_and_check(const CallSpec& spec, Pool& pool, std::mt19937_64& rng, const
   const auto offset_in = [&](const ViewSpec& view) {
     return before.data() + view.at * static_cast<int64_t>(oracle::elem_size(dtype));
   };
-  const auto expected = oracle::compute(oracle::Op::squared_difference,
+  const auto expected = oracle::compute(spec.op,
                                         {offset_in(spec.a), dtype, spec.a.shape, spec.a.strides},
                                         {offset_in(spec.b), dtype, spec.b.shape, spec.b.strides}, spec.mode.kind,
                                         spec.mode.axis);
@@ -100,9 +101,14 @@ void run_and_check(const CallSpec& spec, Pool& pool, std::mt19937_64& rng, const
   sqdiff::Options options;
   options.broadcast = spec.mode;
   options.threads = 1;
-  sqdiff::squared_difference({pool.at(spec.a.at), dtype, spec.a.shape, spec.a.strides},
-                             {pool.at(spec.b.at), dtype, spec.b.shape, spec.b.strides},
-                             {pool.at(spec.out.at), dtype, spec.out.shape, spec.out.strides}, options);
+  const sqdiff::ConstTensorView a{pool.at(spec.a.at), dtype, spec.a.shape, spec.a.strides};
+  const sqdiff::ConstTensorView b{pool.at(spec.b.at), dtype, spec.b.shape, spec.b.strides};
+  const sqdiff::TensorView out{pool.at(spec.out.at), dtype, spec.out.shape, spec.out.strides};
+  if (spec.op == oracle::Op::subtract) {
+    sqdiff::subtract(a, b, out, options);
+  } else {
+    sqdiff::squared_difference(a, b, out, options);
+  }
 
   const std::vector<int64_t> offsets = output_offsets(spec.out);
   const std::set<int64_t> written(offsets.begin(), offsets.end());
@@ -224,6 +230,44 @@ TEST(CallMemoTest, KernelTableIsPartOfTheKey) {
   }
 }
 
+TEST(CallMemoTest, TheOpIsNotPartOfTheKeyButEachCallRunsItsOwn) {
+  CallSpec subtract = spec_example();
+  subtract.op = oracle::Op::subtract;
+  alternate(spec_example(), subtract, DType::f32);
+  alternate(subtract, spec_example(), DType::i16);  // no block rows for 16-bit lanes
+}
+
+// A small call's kernel calls are recorded and replayed (execute.hpp,
+// RecordedRun) when there are at most RecordedRun::kMaxCalls of them. These
+// calls differ only in their pointers, so each replays the one before.
+TEST(CallMemoTest, RecordedKernelCallsReplayAtNewPointers) {
+  // out [t,4,40] from a [t,1,40] and b [4,40]: a's dim of 4 does not merge,
+  // so the run makes one kernel call of 4 rows per outer index.
+  const auto rows = [](int64_t outer, int64_t a_at, int64_t b_at, int64_t out_at) {
+    return CallSpec{{{outer, 1, 40}, {}, a_at}, {{4, 40}, {}, b_at}, {{outer, 4, 40}, {}, out_at}, {}};
+  };
+  static_assert(sqdiff::detail::RecordedRun::kMaxCalls == 4, "the calls below count on it");
+  for (const int64_t outer : {3, 4, 5}) {  // recorded, recorded (all of kMaxCalls), too many calls
+    SCOPED_TRACE("outer " + std::to_string(outer));
+    Pool pool(DType::f32, 8192);
+    in_turn({{rows(outer, 0, 300, 1000), pool, "first"},
+             {rows(outer, 7, 500, 2000), pool, "moved"},
+             {rows(outer, 0, 300, 0), pool, "in place"},
+             {rows(outer, 1, 2, 3000), pool, "moved again"}},
+            static_cast<uint64_t>(outer));
+  }
+  // The specs' example is one block call; reversed rows and columns of a
+  // start the record at an offset into a.
+  CallSpec reversed = spec_example();
+  reversed.a.strides = {-6, 6, -1, 1};
+  reversed.a.at = 47;
+  CallSpec reversed_moved = reversed;
+  reversed_moved.a.at = 60;
+  reversed_moved.out.at = 3000;
+  Pool pool(DType::f32, 8192);
+  in_turn({{reversed, pool, "reversed"}, {reversed_moved, pool, "reversed, moved"}}, 3);
+}
+
 TEST(CallMemoTest, PartialOverlapTakesTheFullPathsSnapshot) {
   const CallSpec separate{{{4, 64}, {}, 0}, {{64}, {}, 300}, {{4, 64}, {}, 1000}, {}};
   CallSpec overlapping = separate;
@@ -301,6 +345,33 @@ TEST(CallMemoTest, RandomSequencesOfRepeatedAndChangedCalls) {
     run_and_check(calls[pick], pool, rng, "random");
     previous = pick;
   }
+}
+
+// White box: which remembered calls replay their kernel calls.
+TEST(CallMemoTest, SmallRunsOfFewKernelCallsAreReplayed) {
+  namespace detail = sqdiff::detail;
+  const detail::KernelTable& table = detail::kernel_table();
+  const auto replays = [&](const Shape& a_shape, const Shape& b_shape, const Shape& out_shape,
+                           const Shape& out_strides = {}) {
+    std::vector<float> a(100000), b(100000), out(1000000);
+    const sqdiff::ConstTensorView va{a.data(), DType::f32, a_shape};
+    const sqdiff::ConstTensorView vb{b.data(), DType::f32, b_shape};
+    const sqdiff::TensorView vout{out.data(), DType::f32, out_shape, out_strides};
+    const sqdiff::Options options;
+    const detail::CheckedCall call = detail::validate_call("test", va, vb, vout, options);
+    detail::Plan plan = detail::make_plan(call.aligned);
+    detail::ShortRowInputs inputs{call.a.data, call.b.data};
+    detail::CallMemo memo;
+    detail::widen_short_rows(plan, call.element_size, table.lookup_lanes[static_cast<int>(DType::f32)], inputs,
+                             memo.scratch());
+    memo.remember(table, va, vb, vout, options, call, plan);
+    return memo.replays();
+  };
+  EXPECT_TRUE(replays({8, 1, 6, 1}, {7, 1, 5}, {8, 7, 6, 5}));  // one block call
+  EXPECT_TRUE(replays({4, 1, 40}, {4, 40}, {4, 4, 40}));        // four vv calls
+  EXPECT_FALSE(replays({5, 1, 40}, {4, 40}, {5, 4, 40}));       // five
+  EXPECT_FALSE(replays({8, 1, 6, 1}, {7, 1, 5}, {8, 7, 6, 5}, {1, 8, 56, 336}));  // packed rows
+  EXPECT_FALSE(replays({2, 1, 40000}, {4, 40000}, {2, 4, 40000}));  // 1.28 MB: may use threads
 }
 
 // White box: a repeated call is run by the memo, and a call differing in one
