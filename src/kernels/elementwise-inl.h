@@ -581,12 +581,10 @@ struct PairLookupIndices {
   Indices second;
   PartialLanes<Codec, D> source_lanes;
 
-  // A table holds n + kLookupPadding entries: the second vector of indices
-  // exists only for rows longer than one vector.
-  PairLookupIndices(D d, const int32_t* table, size_t span, size_t n)
-      : first(LoadIndices(d, table)),
-        second(n > hn::Lanes(d) ? LoadIndices(d, table + hn::Lanes(d)) : first),
-        source_lanes(d, span) {}
+  // A table holds n + kLookupPadding entries: the second vector is padding
+  // for a row of one vector, and is not used then.
+  PairLookupIndices(D d, const int32_t* table, size_t span)
+      : first(LoadIndices(d, table)), second(LoadIndices(d, table + hn::Lanes(d))), source_lanes(d, span) {}
 };
 
 // A looked-up row of one or two vectors. The indices are held by value: held
@@ -663,8 +661,8 @@ HWY_INLINE void RowsAroundFixed(D d, const void* a, const void* b, void* out, si
   };
   if constexpr (!kStream) {
     if (n <= 2 * hn::Lanes(d)) {
-      const PairLookupIndices<Codec, D> fixed_indices(d, fixed_index, fixed_span, n);
-      const PairLookupIndices<Codec, D> moving_indices(d, moving_index, moving_span, n);
+      const PairLookupIndices<Codec, D> fixed_indices(d, fixed_index, fixed_span);
+      const PairLookupIndices<Codec, D> moving_indices(d, moving_index, moving_span);
       const auto read_moving = [&](D dd, const S* row) { return PairLookup<Codec, D>(dd, row, moving_indices); };
       ForEachOuterRow<S>(a, b, out, batch, [&](const S* row_a, const S* row_b, S* row_out) {
         const VectorPair<Codec, D> held(d, PairLookup<Codec, D>(d, fixed_row(row_a, row_b), fixed_indices));
@@ -732,7 +730,7 @@ constexpr RowKernels MakeRowKernels() {
 
 template <class Codec>
 constexpr size_t LookupLanes() {
-  static_assert(hn::MaxLanes(hn::ScalableTag<float>()) <= kLookupPadding, "block tables need more padding");
+  static_assert(2 * hn::MaxLanes(hn::ScalableTag<float>()) <= kLookupPadding, "block tables need more padding");
   if constexpr (kHasLookup<Codec>) {
     return hn::MaxLanes(hn::ScalableTag<typename Codec::Compute>());
   } else {
