@@ -46,12 +46,6 @@ RelativeExtent relative_extent(std::string_view who, std::string_view name, std:
   return extent;
 }
 
-bool RelativeExtent::place(const void* data, ByteRange& range) const {
-  const auto address = reinterpret_cast<uintptr_t>(data);
-  return !__builtin_add_overflow(address, low_bytes, &range.begin) &&
-         !__builtin_add_overflow(range.begin, static_cast<uintptr_t>(span_bytes), &range.end);
-}
-
 ByteRange byte_range(std::string_view who, std::string_view name, const void* data, const RelativeExtent& extent) {
   ByteRange range{};
   if (!extent.place(data, range)) fail_extent(who, name);
