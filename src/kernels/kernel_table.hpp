@@ -50,8 +50,8 @@ struct RowBatch {
 // indices can be loaded at any element of the row: twice the most 32-bit lanes
 // of any target (AVX-512; elementwise-inl.h checks it). Two, so that a row of
 // one vector loads its second index vector unconditionally too: chosen by a
-// branch, the vectors went through the stack and stalled the specs' kind of
-// call on store forwarding (~15% of a 16-element block call, perf).
+// branch, the vectors went through the stack, and those stores and loads drew
+// ~15% of a 16-element block call's samples (perf).
 inline constexpr std::size_t kLookupPadding = 32;
 
 using RowKernel = void (*)(const void* a, const void* b, void* out, std::size_t n, const RowBatch& batch);
