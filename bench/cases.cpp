@@ -288,16 +288,20 @@ void spec_example(benchmark::State& state, int threads) {
   std::vector<Contender> contenders;
   contenders.push_back(
       library_contender("sqdiff", Role::subject, [=] { sqdiff::squared_difference(a, b, out, options); }, threads));
-  // The same call with a's (dense) strides spelt out every other time: the
-  // same work, but each call's shapes and strides differ from its thread's
-  // previous call, so none reuses the remembered plan (src/call_memo.hpp).
-  const sqdiff::ConstTensorView a_spelt_out{buf.a, dtype, a_shape, {6, 6, 1, 1}};
+  // The same call with a's strides spelt out, a different stride on its
+  // second dim (of size 1, so never stepped along) each time, cycling through
+  // far more keys than a thread remembers (4: RecentCalls in
+  // src/call_memo.hpp): the same work, but no call finds its key among its
+  // thread's recent calls.
+  constexpr int64_t kNewKeys = 16;
+  std::vector<sqdiff::ConstTensorView> a_new_keys;
+  for (int64_t k = 0; k < kNewKeys; ++k) a_new_keys.push_back({buf.a, dtype, a_shape, {6, 7 + k, 1, 1}});
   Contender new_shapes;
   new_shapes.name = "new_shapes";
   new_shapes.role = Role::reference;
-  new_shapes.call = [=, spelt_out = std::make_shared<bool>(false)] {
-    *spelt_out = !*spelt_out;
-    sqdiff::squared_difference(*spelt_out ? a_spelt_out : a, b, out, options);
+  new_shapes.call = [=, next = std::make_shared<std::size_t>(0)] {
+    *next = (*next + 1) % a_new_keys.size();
+    sqdiff::squared_difference(a_new_keys[*next], b, out, options);
   };
   contenders.push_back(std::move(new_shapes));
   const auto* a_f = reinterpret_cast<const float*>(buf.a);

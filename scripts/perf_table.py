@@ -474,12 +474,13 @@ def main():
                    "tensors would; the time is the call. The bound is the floor under any implementation: a loop "
                    "that only stores the output's 6,720 bytes (*fill*), reading nothing.\n")
         out.append("Every call here repeats the shapes of the one before, as a model's inner loop does, so it "
-                   "reuses its thread's last plan (`src/call_memo.hpp`) and skips validation and planning; a call "
+                   "reuses the plan its thread remembers for that key (`src/call_memo.hpp`, the last 4 keys "
+                   "a thread used) and skips validation and planning; a call "
                    "this small also replays the kernel calls recorded with the plan (`RecordedRun`, "
                    "`src/execute.hpp`) instead of walking the plan again. A call "
-                   "whose shapes or strides differ from its thread's previous call validates and plans as well; "
-                   "the run times that too (the same call with a's dense strides spelt out every other time, "
-                   "`r_new_shapes`):\n")
+                   "whose shapes or strides are not among its thread's recent keys validates and plans as well; "
+                   "the run times that too (the same call with a's strides spelt out, cycling through 16 keys "
+                   "that differ in the stride of a dim of size 1, `r_new_shapes`):\n")
         for r in sorted(small, key=lambda r: r["name"]):
             if r.get("r_new_shapes"):
                 out.append(f"- {short_case(r)}: repeated {fmt_time(time_ns(r))}, new shapes "

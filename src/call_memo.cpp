@@ -41,6 +41,26 @@ bool CallMemo::try_run(const KernelTable& table, Op op, const ConstTensorView& a
   return true;
 }
 
+bool RecentCalls::try_others(const KernelTable& table, Op op, const ConstTensorView& a, const ConstTensorView& b,
+                             const TensorView& out, const Options& options) {
+  for (std::size_t entry = 0; entry < kEntries; ++entry) {
+    if (entry != last_ && memos_[entry].try_run(table, op, a, b, out, options)) {
+      touch(entry);
+      return true;
+    }
+  }
+  return false;
+}
+
+CallMemo& RecentCalls::claim() {
+  std::size_t oldest = 0;
+  for (std::size_t entry = 1; entry < kEntries; ++entry) {
+    if (used_[entry] < used_[oldest]) oldest = entry;
+  }
+  touch(oldest);
+  return memos_[oldest];
+}
+
 void CallMemo::remember(const KernelTable& table, const ConstTensorView& a, const ConstTensorView& b,
                         const TensorView& out, const Options& options, const CheckedCall& call, const Plan& plan) {
   table_ = &table;

@@ -56,9 +56,9 @@ void run(detail::Op op, std::string_view name, const ConstTensorView& a, const C
          const TensorView& out, const Options& options) {
   if (detail::try_dense_fast_path(op, a, b, out, options)) return;
   const detail::KernelTable& table = detail::kernel_table();
-  thread_local detail::CallMemo memo;
-  if (memo.try_run(table, op, a, b, out, options)) return;
-  run_general(table, op, name, a, b, out, options, memo);
+  thread_local detail::RecentCalls recent;
+  if (recent.try_run(table, op, a, b, out, options)) return;
+  run_general(table, op, name, a, b, out, options, recent.claim());
 }
 
 }  // namespace

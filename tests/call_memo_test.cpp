@@ -13,6 +13,7 @@
 #include <initializer_list>
 #include <random>
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include "call_memo.hpp"
@@ -345,6 +346,62 @@ TEST(CallMemoTest, RandomSequencesOfRepeatedAndChangedCalls) {
     run_and_check(calls[pick], pool, rng, "random");
     previous = pick;
   }
+}
+
+// Block rows of three shapes, each with index tables in its own memo's
+// scratch, called in turn: a table shared between memos, or rebuilt under a
+// remembered plan, reads the wrong elements.
+TEST(CallMemoTest, SeveralRecentKeysKeepTheirOwnTables) {
+  const CallSpec spec = spec_example();
+  const CallSpec transposed_block{{{8, 1, 5, 1}, {}, 0}, {{7, 1, 6}, {}, 100}, {{8, 7, 5, 6}, {}, 2000}, {}};
+  const CallSpec small_block{{{4, 1, 3, 1}, {}, 50}, {{5, 1, 7}, {}, 300}, {{4, 5, 3, 7}, {}, 3000}, {}};
+  Pool pool(DType::f32, 8192);
+  in_turn({{spec, pool, "specs' example"}, {transposed_block, pool, "[8,1,5,1] with [7,1,6]"},
+           {small_block, pool, "[4,1,3,1] with [5,1,7]"}, {spec, pool, "specs' example, again"},
+           {small_block, pool, "[4,1,3,1] with [5,1,7], again"}},
+          17);
+}
+
+// White box: the thread's recent keys, and which one a new key replaces.
+TEST(CallMemoTest, RecentCallsKeepTheLastKeysUsed) {
+  namespace detail = sqdiff::detail;
+  const detail::KernelTable& table = detail::kernel_table();
+  std::vector<float> a(64, 3.0f), b(64, 1.0f), out(4096, 0.0f);
+  const sqdiff::Options options;
+  // Key k: out [k+2, 3, 5] from a [k+2, 3, 1] and b [5].
+  const auto views = [&](int64_t k) {
+    return std::tuple{sqdiff::ConstTensorView{a.data(), DType::f32, {k + 2, 3, 1}},
+                      sqdiff::ConstTensorView{b.data(), DType::f32, {5}},
+                      sqdiff::TensorView{out.data(), DType::f32, {k + 2, 3, 5}}};
+  };
+  const auto hits = [&](detail::RecentCalls& recent, int64_t k) {
+    const auto [va, vb, vout] = views(k);
+    return recent.try_run(table, detail::Op::squared_difference, va, vb, vout, options);
+  };
+  const auto full_path = [&](detail::RecentCalls& recent, int64_t k) {
+    const auto [va, vb, vout] = views(k);
+    detail::CallMemo& memo = recent.claim();
+    memo.forget();
+    const detail::CheckedCall call = detail::validate_call("test", va, vb, vout, options);
+    detail::Plan plan = detail::make_plan(call.aligned);
+    detail::ShortRowInputs inputs{call.a.data, call.b.data};
+    detail::widen_short_rows(plan, call.element_size, table.lookup_lanes[static_cast<int>(DType::f32)], inputs,
+                             memo.scratch());
+    memo.remember(table, va, vb, vout, options, call, plan);
+  };
+  static_assert(detail::RecentCalls::kEntries == 4, "the keys below count on it");
+  detail::RecentCalls recent;
+  for (int64_t k = 0; k < 4; ++k) {
+    EXPECT_FALSE(hits(recent, k)) << k;
+    full_path(recent, k);
+  }
+  for (int64_t k = 0; k < 4; ++k) EXPECT_TRUE(hits(recent, k)) << k;
+  for (const float value : out) ASSERT_TRUE(value == 4.0f || value == 0.0f);
+  EXPECT_TRUE(hits(recent, 0));  // key 1 is now the least recently used
+  EXPECT_FALSE(hits(recent, 4));
+  full_path(recent, 4);
+  EXPECT_FALSE(hits(recent, 1));
+  for (const int64_t k : {0, 2, 3, 4}) EXPECT_TRUE(hits(recent, k)) << k;
 }
 
 // White box: which remembered calls replay their kernel calls.
