@@ -362,6 +362,22 @@ TEST(CallMemoTest, SeveralRecentKeysKeepTheirOwnTables) {
           17);
 }
 
+// What the full path does to remember a call (src/ops.cpp): validate, plan,
+// widen short rows into the memo's scratch, remember.
+void remember_as_full_path(sqdiff::detail::CallMemo& memo, const sqdiff::ConstTensorView& a,
+                           const sqdiff::ConstTensorView& b, const sqdiff::TensorView& out,
+                           const sqdiff::Options& options) {
+  namespace detail = sqdiff::detail;
+  const detail::KernelTable& table = detail::kernel_table();
+  memo.forget();
+  const detail::CheckedCall call = detail::validate_call("test", a, b, out, options);
+  detail::Plan plan = detail::make_plan(call.aligned);
+  detail::ShortRowInputs inputs{call.a.data, call.b.data};
+  detail::widen_short_rows(plan, call.element_size, table.lookup_lanes[static_cast<int>(a.dtype)], inputs,
+                           memo.scratch());
+  memo.remember(table, a, b, out, options, call, plan);
+}
+
 // White box: the thread's recent keys, and which one a new key replaces.
 TEST(CallMemoTest, RecentCallsKeepTheLastKeysUsed) {
   namespace detail = sqdiff::detail;
@@ -380,14 +396,7 @@ TEST(CallMemoTest, RecentCallsKeepTheLastKeysUsed) {
   };
   const auto full_path = [&](detail::RecentCalls& recent, int64_t k) {
     const auto [va, vb, vout] = views(k);
-    detail::CallMemo& memo = recent.claim();
-    memo.forget();
-    const detail::CheckedCall call = detail::validate_call("test", va, vb, vout, options);
-    detail::Plan plan = detail::make_plan(call.aligned);
-    detail::ShortRowInputs inputs{call.a.data, call.b.data};
-    detail::widen_short_rows(plan, call.element_size, table.lookup_lanes[static_cast<int>(DType::f32)], inputs,
-                             memo.scratch());
-    memo.remember(table, va, vb, vout, options, call, plan);
+    remember_as_full_path(recent.claim(), va, vb, vout, options);
   };
   static_assert(detail::RecentCalls::kEntries == 4, "the keys below count on it");
   detail::RecentCalls recent;
@@ -407,21 +416,14 @@ TEST(CallMemoTest, RecentCallsKeepTheLastKeysUsed) {
 // White box: which remembered calls replay their kernel calls.
 TEST(CallMemoTest, SmallRunsOfFewKernelCallsAreReplayed) {
   namespace detail = sqdiff::detail;
-  const detail::KernelTable& table = detail::kernel_table();
-  const auto replays = [&](const Shape& a_shape, const Shape& b_shape, const Shape& out_shape,
+  const auto replays = [](const Shape& a_shape, const Shape& b_shape, const Shape& out_shape,
                            const Shape& out_strides = {}) {
     std::vector<float> a(100000), b(100000), out(1000000);
     const sqdiff::ConstTensorView va{a.data(), DType::f32, a_shape};
     const sqdiff::ConstTensorView vb{b.data(), DType::f32, b_shape};
     const sqdiff::TensorView vout{out.data(), DType::f32, out_shape, out_strides};
-    const sqdiff::Options options;
-    const detail::CheckedCall call = detail::validate_call("test", va, vb, vout, options);
-    detail::Plan plan = detail::make_plan(call.aligned);
-    detail::ShortRowInputs inputs{call.a.data, call.b.data};
     detail::CallMemo memo;
-    detail::widen_short_rows(plan, call.element_size, table.lookup_lanes[static_cast<int>(DType::f32)], inputs,
-                             memo.scratch());
-    memo.remember(table, va, vb, vout, options, call, plan);
+    remember_as_full_path(memo, va, vb, vout, {});
     return memo.replays();
   };
   EXPECT_TRUE(replays({8, 1, 6, 1}, {7, 1, 5}, {8, 7, 6, 5}));  // one block call
@@ -444,12 +446,7 @@ TEST(CallMemoTest, MemoRunsTheRepeatedCallOnly) {
 
   detail::CallMemo memo;
   EXPECT_FALSE(memo.try_run(table, detail::Op::squared_difference, va, vb, vout, options));
-  const detail::CheckedCall call = detail::validate_call("test", va, vb, vout, options);
-  detail::Plan plan = detail::make_plan(call.aligned);
-  detail::ShortRowInputs inputs{call.a.data, call.b.data};
-  detail::widen_short_rows(plan, call.element_size, table.lookup_lanes[static_cast<int>(DType::f32)], inputs,
-                           memo.scratch());
-  memo.remember(table, va, vb, vout, options, call, plan);
+  remember_as_full_path(memo, va, vb, vout, options);
 
   EXPECT_TRUE(memo.try_run(table, detail::Op::squared_difference, va, vb, vout, options));
   for (const float value : out) ASSERT_EQ(value, 4.0f);
