@@ -428,33 +428,15 @@ HWY_INLINE void BatchRows(D d, const ReadA& read_a, const ReadB& read_b, const v
   }
 }
 
-template <class Codec, class Op, bool kStream>
-void RowVV(const void* a, const void* b, void* out, size_t n, const RowBatch& shared_batch) {
+// vv, vs and sv: each operand reads its row as ReadA (ReadB) says, along the
+// row or one element (vs: out[i] = op(a[i], *b); sv: out[i] = op(*a, b[i]),
+// not the mirror of vs, since subtract is not symmetric).
+template <class Codec, class Op, bool kStream, template <class> class ReadA, template <class> class ReadB>
+void RowOfOperands(const void* a, const void* b, void* out, size_t n, const RowBatch& shared_batch) {
   const RowBatch batch = shared_batch;
   using D = hn::ScalableTag<typename Codec::Compute>;
   const D d;
-  BatchRows<Codec, Op, kStream>(d, AlongRow<Codec>(), AlongRow<Codec>(), a, b, out, RowSplit<Codec, D>(d, n),
-                                batch);
-}
-
-// out[i] = op(a[i], *b)
-template <class Codec, class Op, bool kStream>
-void RowVS(const void* a, const void* b, void* out, size_t n, const RowBatch& shared_batch) {
-  const RowBatch batch = shared_batch;
-  using D = hn::ScalableTag<typename Codec::Compute>;
-  const D d;
-  BatchRows<Codec, Op, kStream>(d, AlongRow<Codec>(), OneElement<Codec>(), a, b, out, RowSplit<Codec, D>(d, n),
-                                batch);
-}
-
-// out[i] = op(*a, b[i]); not the mirror of RowVS, since subtract is not symmetric.
-template <class Codec, class Op, bool kStream>
-void RowSV(const void* a, const void* b, void* out, size_t n, const RowBatch& shared_batch) {
-  const RowBatch batch = shared_batch;
-  using D = hn::ScalableTag<typename Codec::Compute>;
-  const D d;
-  BatchRows<Codec, Op, kStream>(d, OneElement<Codec>(), AlongRow<Codec>(), a, b, out, RowSplit<Codec, D>(d, n),
-                                batch);
+  BatchRows<Codec, Op, kStream>(d, ReadA<Codec>(), ReadB<Codec>(), a, b, out, RowSplit<Codec, D>(d, n), batch);
 }
 
 // A short pattern repeated along the row, when its period divides the lane
@@ -719,13 +701,20 @@ constexpr RowKernel BlockKernel() {
   }
 }
 
+template <class Codec, class Op, bool kStream>
+constexpr RowKinds MakeRowKinds() {
+  // Periodic rows come from short inner dims: plain stores in either table.
+  return {&RowOfOperands<Codec, Op, kStream, AlongRow, AlongRow>,
+          &RowOfOperands<Codec, Op, kStream, AlongRow, OneElement>,
+          &RowOfOperands<Codec, Op, kStream, OneElement, AlongRow>,
+          &RowPeriodic<Codec, Op, 1>,
+          &RowPeriodic<Codec, Op, 0>,
+          BlockKernel<Codec, Op, kStream>()};
+}
+
 template <class Codec, class Op>
 constexpr RowKernels MakeRowKernels() {
-  // Periodic rows come from short inner dims: plain stores only.
-  return {{&RowVV<Codec, Op, false>, &RowVS<Codec, Op, false>, &RowSV<Codec, Op, false>,
-           &RowPeriodic<Codec, Op, 1>, &RowPeriodic<Codec, Op, 0>, BlockKernel<Codec, Op, false>()},
-          {&RowVV<Codec, Op, true>, &RowVS<Codec, Op, true>, &RowSV<Codec, Op, true>,
-           &RowPeriodic<Codec, Op, 1>, &RowPeriodic<Codec, Op, 0>, BlockKernel<Codec, Op, true>()}};
+  return {MakeRowKinds<Codec, Op, false>(), MakeRowKinds<Codec, Op, true>()};
 }
 
 template <class Codec>
