@@ -127,6 +127,16 @@ struct HalfCodec {
 using Float16Codec = HalfCodec<Float16Conversions>;
 using BFloat16Codec = HalfCodec<BFloat16Conversions>;
 
+// Two vectors of compute lanes that a codec loaded in an order of its own
+// (LoadPairInOwnOrder) and stores back from that order (StorePairFromOwnOrder):
+// element-wise arithmetic does not care which lane holds which element as
+// long as both operands and the output agree.
+template <class D>
+struct LanePair {
+  hn::Vec<D> low;
+  hn::Vec<D> high;
+};
+
 #if SQDIFF_HAVE_BF16_INSTRUCTIONS
 // bf16 stored through vcvtneps2bf16, for CPUs with AVX512-BF16 (kernel_table()
 // picks this table at run time). A vector with a subnormal lane, which the
@@ -164,8 +174,43 @@ struct BFloat16InstructionCodec : BFloat16Codec {
     const auto narrowed = HWY_UNLIKELY(HasSubnormalLane(v)) ? NarrowBF16(d, v) : NarrowBF16Instruction(v);
     StreamHalves(hn::Rebind<Storage, D>(), narrowed, aligned);
   }
+
+  // 32 elements widened in the order that costs least: each 128-bit block's
+  // lower four elements into `low`, its upper four into `high` (an in-block
+  // unpack, where widening in order takes a lane-crossing one per vector).
+  // StorePairFromOwnOrder narrows both with one vcvtne2ps2bf16 and puts the
+  // 64-bit groups back in order. 4K elements in L1, scratch loops side by side:
+  // 313 ns against 434 in order.
+  template <class D>
+  static HWY_INLINE LanePair<D> LoadPairInOwnOrder(D d, const Storage* p) {
+    const hn::Repartition<Storage, D> dh;
+    const hn::RebindToUnsigned<decltype(dh)> du16;
+    const hn::RebindToUnsigned<D> du32;
+    const auto bits = hn::BitCast(du16, hn::LoadU(dh, p));
+    const auto zero = hn::Zero(du16);
+    // A bf16 is the upper half of the f32 it widens to: exact.
+    return {hn::BitCast(d, hn::ZipLower(du32, zero, bits)), hn::BitCast(d, hn::ZipUpper(du32, zero, bits))};
+  }
+  template <class D>
+  static HWY_INLINE void StorePairFromOwnOrder(D d, const LanePair<D>& pair, Storage* p) {
+    const hn::Repartition<Storage, D> dh;
+    const hn::Repartition<uint64_t, D> d64;
+    // Group g of four elements (64 bits) was narrowed to position kFrom[g].
+    alignas(64) static constexpr int64_t kFrom[8] = {0, 4, 1, 5, 2, 6, 3, 7};
+    const auto narrowed = HWY_UNLIKELY(HasSubnormalLane(pair.low, pair.high))
+                              ? hn::Combine(dh, NarrowBF16(d, pair.high), NarrowBF16(d, pair.low))
+                              : NarrowBF16PairInstruction(pair.low, pair.high);
+    const auto in_order = hn::TableLookupLanes(hn::BitCast(d64, narrowed), hn::SetTableIndices(d64, kFrom));
+    hn::StoreU(hn::BitCast(dh, in_order), dh, p);
+  }
 };
 #endif
+
+// Codecs with an order of their own for a pair of vectors (LanePair).
+template <class Codec, class D>
+constexpr bool kHasOwnPairOrder = requires(D d, const typename Codec::Storage* p) {
+  Codec::LoadPairInOwnOrder(d, p);
+};
 
 // ---- Ops ----------------------------------------------------------------------
 
@@ -262,6 +307,11 @@ struct RowOperand {
     return Codec::Load(d, row + i);
   }
   template <class D>
+    requires kHasOwnPairOrder<Codec, D>
+  HWY_INLINE LanePair<D> LoadPairInOwnOrder(D d, size_t i) const {
+    return Codec::LoadPairInOwnOrder(d, row + i);
+  }
+  template <class D>
   HWY_INLINE hn::Vec<D> LoadPartial(D d, size_t i, const PartialLanes<Codec, D>& part) const {
 #if !SQDIFF_MASKED_PARTIALS
     LaneBuffer<Codec> buffer;
@@ -280,6 +330,7 @@ struct ScalarOperand {
 
   ScalarOperand(D d, const typename Codec::Storage* scalar) : value(hn::Set(d, Codec::Widen(*scalar))) {}
   HWY_INLINE hn::Vec<D> Load(D /*d*/, size_t /*i*/) const { return value; }
+  HWY_INLINE LanePair<D> LoadPairInOwnOrder(D /*d*/, size_t /*i*/) const { return {value, value}; }
   template <class Part>
   HWY_INLINE hn::Vec<D> LoadPartial(D /*d*/, size_t /*i*/, const Part& /*part*/) const { return value; }
 };
@@ -341,6 +392,10 @@ constexpr bool kStoresPairs = requires(D d, hn::Vec<D> v, typename Codec::Storag
   Codec::StorePair(d, v, v, p);
 };
 
+// Operands that can read a pair of vectors in their codec's own order.
+template <class Operand, class D>
+constexpr bool kReadsOwnPairOrder = requires(const Operand& operand, D d) { operand.LoadPairInOwnOrder(d, 0); };
+
 // One row of a batch whose rows all have split.length elements.
 template <class Codec, class Op, bool kStream, class D, class A, class B>
 HWY_INLINE void Row(D d, const A& a, const B& b, typename Codec::Storage* out, const RowSplit<Codec, D>& split) {
@@ -349,7 +404,14 @@ HWY_INLINE void Row(D d, const A& a, const B& b, typename Codec::Storage* out, c
   } else {
     const size_t lanes = hn::Lanes(d);
     size_t i = 0;
-    if constexpr (kStoresPairs<Codec, D>) {
+    if constexpr (kHasOwnPairOrder<Codec, D> && kReadsOwnPairOrder<A, D> && kReadsOwnPairOrder<B, D>) {
+      for (; i + 2 * lanes <= split.whole; i += 2 * lanes) {
+        const LanePair<D> a_pair = a.LoadPairInOwnOrder(d, i);
+        const LanePair<D> b_pair = b.LoadPairInOwnOrder(d, i);
+        Codec::StorePairFromOwnOrder(
+            d, LanePair<D>{Op::Apply(d, a_pair.low, b_pair.low), Op::Apply(d, a_pair.high, b_pair.high)}, out + i);
+      }
+    } else if constexpr (kStoresPairs<Codec, D>) {
       for (; i + 2 * lanes <= split.whole; i += 2 * lanes) {
         Codec::StorePair(d, Op::Apply(d, a.Load(d, i), b.Load(d, i)),
                          Op::Apply(d, a.Load(d, i + lanes), b.Load(d, i + lanes)), out + i);

@@ -125,6 +125,14 @@ HWY_INLINE hn::Vec256<hwy::bfloat16_t> NarrowBF16Instruction(hn::Vec512<float> v
   return hn::Vec256<hwy::bfloat16_t>{narrowed};
 }
 
+// Two vectors narrowed by one vcvtne2ps2bf16: `low` to the lower 16 lanes of
+// the result, `high` to the upper 16. Flushes f32 subnormals, as above.
+HWY_INLINE hn::Vec512<hwy::bfloat16_t> NarrowBF16PairInstruction(hn::Vec512<float> low, hn::Vec512<float> high) {
+  __m512i narrowed;
+  asm("vcvtne2ps2bf16 {%1, %2, %0|%0, %2, %1}" : "=v"(narrowed) : "v"(low.raw), "v"(high.raw));
+  return hn::Vec512<hwy::bfloat16_t>{narrowed};
+}
+
 constexpr int kSubnormalClass = 0x20;  // vfpclassps category bit
 
 HWY_INLINE bool HasSubnormalLane(hn::Vec512<float> v) { return _mm512_fpclass_ps_mask(v.raw, kSubnormalClass) != 0; }
