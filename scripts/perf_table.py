@@ -90,10 +90,11 @@ matter; integer lanes also rule out denormal or NaN slow-downs whatever bits the
 **f16 and bf16 in the caches.** For these the conversions are the limit, not the ports, so their
 4K rows stay far below the byte add loop. The 1-thread f16 and bf16 cases of 4K and 256K elements
 therefore also time a *conversion floor* (`bench/conversion_floor.hpp`): the least loop that does
-the case's work with this CPU's instructions, per 16 lanes two widening conversions (`vcvtph2ps`,
-or a shift for bf16), a subtract, a multiply and one narrowing conversion (`vcvtps2ph`, or
-AVX512-BF16's `vcvtneps2bf16` without the check for f32 subnormals, which that instruction flushes
-and SPEC does not). It is reported as `r_f16_floor` / `r_bf16_floor` (floor time over sqdiff's
+the case's work with this CPU's instructions, per 16 lanes two widening conversions (`vcvtph2ps`;
+for bf16 an in-block unpack, which widens in an order of its own), a subtract, a multiply and one
+narrowing conversion (`vcvtps2ph`; for bf16 AVX512-BF16's `vcvtne2ps2bf16`, two vectors at once,
+and a permute back into order), without the check for f32 subnormals that sqdiff needs (the bf16
+instructions flush them; SPEC does not). It is reported as `r_f16_floor` / `r_bf16_floor` (floor time over sqdiff's
 time: 1.00 = as fast as the floor) and shown beside the 4K rows in the targets table. That floor
 itself runs at about a quarter of the byte add loop.
 
