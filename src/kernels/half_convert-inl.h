@@ -91,20 +91,27 @@ HWY_INLINE hn::Vec<DF> WidenBF16(DF df, hn::Vec<hn::Rebind<hwy::bfloat16_t, DF>>
   return hn::PromoteTo(df, half);  // a shift: exact on every target
 }
 
+// Each f32 lane rounded to bf16 (nearest even, NaNs quieted), in the lower
+// 16 bits of a 32-bit lane whose upper bits are zero.
 template <class DF>
-HWY_INLINE hn::Vec<hn::Rebind<hwy::bfloat16_t, DF>> NarrowBF16(DF /*df*/, hn::Vec<DF> v) {
-  const hn::Rebind<hwy::bfloat16_t, DF> dh;
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> RoundToBF16Bits(DF /*df*/, hn::Vec<DF> v) {
   const hn::RebindToUnsigned<DF> du;
   const hn::RebindToSigned<DF> di;
-  const hn::Rebind<uint16_t, DF> du16;
   const auto bits = hn::BitCast(du, v);
   const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
   const auto rounded = hn::ShiftRight<16>(hn::Add(hn::Add(bits, hn::Set(du, 0x7FFFu)), lsb));
   const auto quiet_nan = hn::Or(hn::ShiftRight<16>(bits), hn::Set(du, 0x40u));
   const auto is_nan = hn::Gt(hn::BitCast(di, hn::And(bits, hn::Set(du, 0x7FFFFFFFu))),
                              hn::Set(di, 0x7F800000));
-  const auto result = hn::IfThenElse(hn::RebindMask(du, is_nan), quiet_nan, rounded);
-  return hn::BitCast(dh, hn::DemoteTo(du16, hn::BitCast(di, result)));
+  return hn::IfThenElse(hn::RebindMask(du, is_nan), quiet_nan, rounded);
+}
+
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<hwy::bfloat16_t, DF>> NarrowBF16(DF df, hn::Vec<DF> v) {
+  const hn::Rebind<hwy::bfloat16_t, DF> dh;
+  const hn::RebindToSigned<DF> di;
+  const hn::Rebind<uint16_t, DF> du16;
+  return hn::BitCast(dh, hn::DemoteTo(du16, hn::BitCast(di, RoundToBF16Bits(df, v))));
 }
 
 #undef SQDIFF_HAVE_BF16_INSTRUCTIONS
