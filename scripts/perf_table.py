@@ -110,7 +110,12 @@ or runnable, so that a pool that keeps spinning after a call cannot steal a core
 contender. The CPU time those threads burnt after returning is reported as `spin_after_ms`, and
 the first, cold call of each sample as `cold_call_ns`. sqdiff is called with `Options::threads` =
 1 or 2 (0, the library default, for the `t0` row). On a loaded 2-core machine the 2-thread figures
-are still the least reliable ones: see the load column and the notes above.
+are still the least reliable ones: see the load column and the notes above. The f16 and bf16
+16M in-place rows straddle the cache: their 2-thread bound loop moves 75-90 GB/s in most runs,
+more than DRAM gives, and in some runs 120-150 GB/s (`bound_GBps` in the raw results), when
+this machine keeps most of the 64 MiB of a and b cached. There sqdiff is limited by the
+conversions, as at 4K, and its ratio drops to about 0.6-0.7 (bf16 in place, 2 threads: the bound
+0.68 ms at 147 GB/s, sqdiff 1.06 ms, in one such run).
 
 **Eigen** 3.4 (Debian's header-only package) is the peer: same shape, 1 thread, `(a - b).square()`
 on `Eigen::Map`'d arrays; 2 threads and every broadcast, the Tensor module (`TensorMap`,
