@@ -94,9 +94,10 @@ the case's work with this CPU's instructions, per 16 lanes two widening conversi
 for bf16 an in-block unpack, which widens in an order of its own), a subtract, a multiply and one
 narrowing conversion (`vcvtps2ph`; for bf16 AVX512-BF16's `vcvtne2ps2bf16`, two vectors at once,
 and a permute back into order), without the check for f32 subnormals that sqdiff needs (the bf16
-instructions flush them; SPEC does not). It is reported as `r_f16_floor` / `r_bf16_floor` (floor time over sqdiff's
-time: 1.00 = as fast as the floor) and shown beside the 4K rows in the targets table. That floor
-itself runs at about a quarter of the byte add loop.
+instructions flush them; SPEC does not). It is reported as `r_f16_floor` / `r_bf16_floor` (floor
+time over sqdiff's time: 1.00 = as fast as the floor) and shown beside the 4K rows in the targets
+table. At 4K the floor itself runs at about a fifth (f16) and two fifths (bf16) of the byte add
+loop.
 
 **Threads.** With 2 threads the bound loops split the range in two halves over the caller and one
 worker thread that is started once and kept alive; before the clock starts the worker is woken
