@@ -1,5 +1,7 @@
 #include "call_memo.hpp"
 
+#include "sqdiff/dtype.hpp"
+
 namespace sqdiff::detail {
 
 bool CallMemo::matches(const KernelTable& table, const ConstTensorView& a, const ConstTensorView& b,
@@ -33,9 +35,8 @@ bool CallMemo::try_run(const KernelTable& table, Op op, const ConstTensorView& a
            static_cast<std::byte*>(out.data));
     return true;
   }
-  const bool output_aliases_input = range_a.overlaps(range_out) || range_b.overlaps(range_out);
-  const ExecutionPolicy policy =
-      choose_policy(plan_, element_size_, input_bytes_, options.threads, output_aliases_input);
+  const ExecutionPolicy policy = choose_policy(plan_, dtype_size(dtype_), input_bytes_, options.threads,
+                                               output_aliases_input(range_a, range_b, range_out));
   execute(table, plan_, op, dtype_, static_cast<const std::byte*>(a.data), static_cast<const std::byte*>(b.data),
           static_cast<std::byte*>(out.data), policy);
   return true;
@@ -77,7 +78,6 @@ void CallMemo::remember(const KernelTable& table, const ConstTensorView& a, cons
   extent_out_ = call.extent_out;
   a_walks_like_out_ = call.a_walks_like_out;
   b_walks_like_out_ = call.b_walks_like_out;
-  element_size_ = call.element_size;
   input_bytes_ = call.input_bytes;
   replayable_ = record_run(plan, call.dtype, call.input_bytes, static_cast<const std::byte*>(a.data),
                            static_cast<const std::byte*>(b.data), static_cast<std::byte*>(out.data), recorded_);

@@ -68,7 +68,6 @@ class CallMemo {
   RelativeExtent extent_out_ = {};
   bool a_walks_like_out_ = false;
   bool b_walks_like_out_ = false;
-  std::size_t element_size_ = 0;
   std::size_t input_bytes_ = 0;
   bool replayable_ = false;  // recorded_ holds the run; plan_ is not used
   RecordedRun recorded_;

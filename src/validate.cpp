@@ -129,7 +129,7 @@ CheckedCall validate_call(std::string_view op, const ConstTensorView& a, const C
                  "each larger than the reach of the smaller ones)");
   }
 
-  call.output_aliases_input = range_a.overlaps(range_out) || range_b.overlaps(range_out);
+  call.output_aliases_input = output_aliases_input(range_a, range_b, range_out);
   call.input_bytes = (range_a.end - range_a.begin) + (range_b.end - range_b.begin);
   call.aligned = align_operands(call, options.broadcast);
   call.a_walks_like_out = walks_like(call.aligned.a_strides, call.out_shape, call.out_strides);

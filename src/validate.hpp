@@ -58,6 +58,12 @@ inline bool needs_snapshot(const ByteRange& input, const void* input_data, bool 
   return input.overlaps(out) && !(input_data == out_data && walks_like_out);
 }
 
+// The output shares memory with an input (in place, or a copied overlap): see
+// choose_policy.
+inline bool output_aliases_input(const ByteRange& a, const ByteRange& b, const ByteRange& out) {
+  return a.overlaps(out) || b.overlaps(out);
+}
+
 // Throws Error (messages start with `op`) for any invalid input; writes nothing.
 CheckedCall validate_call(std::string_view op, const ConstTensorView& a, const ConstTensorView& b,
                           const TensorView& out, const Options& options);
