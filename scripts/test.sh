@@ -80,7 +80,9 @@ tsan_threads() {
   stage "tsan thread_pool_test" "$dir/tests/thread_pool_test" || true
   stage "tsan threads_test" "$dir/tests/threads_test" || true
 }
-export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1}"
+# die_after_fork=0: thread_pool_test forks on purpose (a child must be able to start
+# workers of its own), which TSan otherwise refuses.
+export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:die_after_fork=0}"
 tsan_threads
 
 # join ITEMS...: "a, b, c".

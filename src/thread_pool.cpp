@@ -12,15 +12,15 @@
 #include "thread_pool.hpp"
 
 #include <emmintrin.h>
+#include <pthread.h>
 #include <sched.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <memory>
 #include <mutex>
-#include <thread>
+#include <new>
 #include <vector>
 
 namespace sqdiff::detail {
@@ -39,10 +39,18 @@ void run_inline(std::size_t range, std::size_t tile, TileTask task, void* contex
 
 class Pool {
  public:
+  Pool() {
+    // A forked child inherits this object but not its threads; without this
+    // it would wait forever for them, when it exits (the destructor's join)
+    // or when a worker still counted as asleep holds a lock.
+    g_pool = this;
+    pthread_atfork(nullptr, nullptr, [] { g_pool->forget_threads_after_fork(); });
+  }
+
   ~Pool() {
     stop_.store(true);
     wake_workers();
-    for (std::thread& worker : workers_) worker.join();
+    for (const pthread_t worker : workers_) pthread_join(worker, nullptr);
   }
 
   // Runs the job on the caller and up to threads - 1 workers. Calls from
@@ -92,16 +100,41 @@ class Pool {
     }
   }
 
+  // Raw pthreads rather than std::thread: the child of a fork must drop the
+  // handles of threads it does not have, and a joinable std::thread cannot be
+  // dropped without std::terminate.
   bool grow_to(int helpers) {
-    try {
-      while (static_cast<int>(workers_.size()) < helpers) {
-        const int index = static_cast<int>(workers_.size());
-        workers_.emplace_back([this, index] { work(index); });
+    workers_.reserve(static_cast<std::size_t>(helpers));
+    while (static_cast<int>(workers_.size()) < helpers) {
+      // The worker's index travels as the thread's argument; the pool is g_pool.
+      void* index = reinterpret_cast<void*>(static_cast<intptr_t>(workers_.size()));
+      pthread_t worker;
+      if (pthread_create(&worker, nullptr, &Pool::start_worker, index) != 0) {
+        return !workers_.empty();  // the system refused a thread: run on those there are
       }
-    } catch (...) {  // the system refused a thread: run on those there are
-      return !workers_.empty();
+      workers_.push_back(worker);
     }
     return true;
+  }
+
+  static void* start_worker(void* index) {
+    g_pool->work(static_cast<int>(reinterpret_cast<intptr_t>(index)));
+    return nullptr;
+  }
+
+  // In the child of a fork only the forking thread exists: the workers are
+  // gone, and so is any lock they (or other threads) held at the fork. The
+  // child starts again from no workers and fresh locks; the forking thread
+  // cannot have been inside run(), so no job is in flight.
+  void forget_threads_after_fork() {
+    new (&call_mutex_) std::mutex();
+    new (&sleep_mutex_) std::mutex();
+    new (&wake_) std::condition_variable();
+    workers_.clear();
+    sleepers_.store(0);
+    helpers_.store(0);
+    remaining_.store(0);
+    done_.store(0);
   }
 
   // A new worker joins the call that created it. Stopping is checked after
@@ -143,8 +176,10 @@ class Pool {
     return epoch_.load(std::memory_order_acquire);
   }
 
+  static inline Pool* g_pool = nullptr;  // for the fork handler
+
   std::mutex call_mutex_;  // one call at a time uses the workers
-  std::vector<std::thread> workers_;
+  std::vector<pthread_t> workers_;
   std::atomic<uint32_t> epoch_{0};  // bumped once per call: wakes the workers
   std::atomic<int> sleepers_{0};    // workers asleep on wake_
   std::mutex sleep_mutex_;

@@ -3,9 +3,14 @@
 #include "thread_pool.hpp"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
+#include <cstdlib>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -14,6 +19,20 @@
 namespace {
 
 using sqdiff::detail::parallel_for;
+
+// Waits up to `seconds` for the child; kills it if it is still running.
+// Returns its exit status, or -1 if it did not exit in time (or died of a signal).
+int wait_for_exit(pid_t child, int seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (waitpid(child, &status, WNOHANG) == child) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  return -1;
+}
 
 // Counts how often each element of [0, range) was covered, and by which threads.
 struct Coverage {
@@ -93,6 +112,39 @@ TEST(ThreadPool, ConcurrentCallersEachGetTheirWholeJob) {
   }
   for (std::thread& caller : callers) caller.join();
   EXPECT_EQ(failures.load(), 0);
+}
+
+// A forked child inherits the pool but not its threads (pre-fork servers,
+// Python's os.fork). It must be able to run parallel calls, starting workers
+// of its own, and to exit: the pool's destructor must not wait for threads
+// that only the parent has. Forks happen while another thread of the parent
+// is inside a parallel call, so the child also inherits locks in any state.
+TEST(ThreadPool, ForkedChildrenRunCallsAndExit) {
+  Coverage warm(4096);
+  parallel_for(3, warm.hits.size(), 4, &Coverage::record, &warm);  // the workers exist
+  std::atomic<bool> stop{false};
+  std::thread busy([&stop] {
+    while (!stop.load()) {
+      Coverage coverage(2048);
+      parallel_for(3, coverage.hits.size(), 2, &Coverage::record, &coverage);
+    }
+  });
+  for (int round = 0; round < 20; ++round) {
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      bool ok = true;
+      for (int call = 0; call < 50; ++call) {
+        Coverage coverage(4096);
+        parallel_for(3, coverage.hits.size(), 4, &Coverage::record, &coverage);
+        ok = ok && coverage.first_miss() == coverage.hits.size();
+      }
+      std::exit(ok ? 0 : 1);  // runs the static destructors, the pool's among them
+    }
+    EXPECT_EQ(wait_for_exit(child, 30), 0) << "round " << round << ": the child hung or failed";
+  }
+  stop.store(true);
+  busy.join();
 }
 
 }  // namespace

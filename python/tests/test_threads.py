@@ -92,3 +92,39 @@ def test_the_gil_is_released_while_computing():
         sys.setswitchinterval(old_interval)
         thread.join()
     assert advanced[-1] > 0, f"the counting thread never ran during a call: {advanced}"
+
+
+_FORK_SCRIPT = r"""
+import os, sys
+import numpy as np
+import sqdiff
+
+a = np.arange(1 << 20, dtype=np.float32)
+b = np.float32(3)
+want = (a - b) ** 2
+assert np.array_equal(sqdiff.squared_difference(a, b, threads=2), want)  # the pool's threads exist now
+children = []
+for _ in range(3):
+    pid = os.fork()
+    if pid == 0:
+        # A pre-fork server's worker: it computes with threads of its own,
+        # then leaves through sys.exit, which runs the library's static destructors.
+        ok = np.array_equal(sqdiff.squared_difference(a, b, threads=2), want)
+        sys.exit(0 if ok else 3)
+    children.append(pid)
+for pid in children:
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"a child ended with {os.waitstatus_to_exitcode(status)}")
+print("children ok")
+"""
+
+
+def test_forked_children_compute_and_exit():
+    """os.fork() after the thread pool has started: each child runs multi-threaded
+    calls and exits through sys.exit (a child used to hang in the pool's destructor)."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", _FORK_SCRIPT], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "children ok"
