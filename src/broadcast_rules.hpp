@@ -15,7 +15,8 @@ namespace sqdiff::detail {
 void broadcast_dims(std::string_view who, std::span<const int64_t> a, std::span<const int64_t> b,
                     Broadcast mode, DimVector& out);
 
-// Product of the (non-negative) dims, or -1 if it overflows int64.
+// Product of the (non-negative) dims, or -1 if the product of the non-zero
+// dims overflows int64 (NumPy's rule: [0, 2^62, 4] is refused too).
 int64_t element_count(std::span<const int64_t> shape);
 
 }  // namespace sqdiff::detail

@@ -97,13 +97,19 @@ void broadcast_pdpd(std::string_view who, std::span<const int64_t> a, std::span<
 }  // namespace
 
 int64_t element_count(std::span<const int64_t> shape) {
-  int64_t count = 1;
-  bool overflow = false;
+  // As NumPy counts: the product of the non-zero dims must fit, also when a 0
+  // dim makes the shape empty. Dense strides are products of those dims, so a
+  // shape that passes never overflows computing them.
+  int64_t nonzero_product = 1;
+  bool empty = false;
   for (const int64_t dim : shape) {
-    if (dim == 0) return 0;  // an empty shape has no elements, whatever the other dims
-    overflow = overflow || __builtin_mul_overflow(count, dim, &count);
+    if (dim == 0) {
+      empty = true;
+    } else if (__builtin_mul_overflow(nonzero_product, dim, &nonzero_product)) {
+      return -1;
+    }
   }
-  return overflow ? -1 : count;
+  return empty ? 0 : nonzero_product;
 }
 
 void broadcast_dims(std::string_view who, std::span<const int64_t> a, std::span<const int64_t> b,

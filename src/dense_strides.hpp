@@ -12,7 +12,7 @@ inline DimVector dense_strides(std::span<const int64_t> shape) {
   int64_t stride = 1;
   for (std::size_t i = shape.size(); i-- > 0;) {
     strides[i] = stride;
-    stride *= shape[i] > 0 ? shape[i] : 1;  // no overflow: callers checked the element count
+    stride *= shape[i] > 0 ? shape[i] : 1;  // no overflow: callers checked element_count
   }
   return strides;
 }

@@ -265,6 +265,17 @@ TEST(BroadcastShape, ElementCountOverflowIsAnError) {
   expect_error({int64_t{1} << 40, 1}, {1, int64_t{1} << 40}, kNumpy);
 }
 
+// NumPy's count: a 0 dim does not excuse the other dims from fitting.
+TEST(BroadcastShape, EmptyShapeWhoseOtherDimsOverflowIsAnError) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  expect_error({0, kMax, kMax}, {}, kNumpy);
+  expect_error({0, kMax, kMax}, {0, kMax, kMax}, kNone);
+  expect_error({0, kMax, 2}, {1}, pdpd(-1));
+  expect_error({}, {3, 0, int64_t{1} << 62}, kNumpy);
+  EXPECT_EQ(sqdiff::broadcast_shape({0, kMax}, {1}, kNumpy), (Shape{0, kMax}));
+  EXPECT_EQ(sqdiff::broadcast_shape({0, 1 << 20}, {1 << 20}, kNumpy), (Shape{0, 1 << 20}));
+}
+
 TEST(BroadcastShape, ElementCountUpToInt64MaxIsFine) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   EXPECT_EQ(sqdiff::broadcast_shape({kMax}, {}, kNumpy), (Shape{kMax}));

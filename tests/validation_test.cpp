@@ -272,6 +272,23 @@ TEST(Validation, EmptyOutputsSucceedWithNullData) {
   }
 }
 
+// An empty shape is counted as NumPy counts it: the product of its non-zero
+// dims must fit in int64, or the call is refused before any stride is
+// computed (dense strides of [0, 2^63-1, 2^63-1] would overflow).
+TEST(Validation, EmptyShapesWithHugeDimsAreRefused) {
+  constexpr int64_t kMax = INT64_MAX;
+  for (Op op : kOps) {
+    for (const Shape& s : {Shape{0, kMax, kMax}, Shape{kMax, 0, 2}, Shape{int64_t{1} << 62, 4, 0}}) {
+      const std::string msg = error_message(
+          [&] { run_op(op, {nullptr, DType::f32, s}, {nullptr, DType::f32, s}, {nullptr, DType::f32, s}); });
+      EXPECT_THAT(msg, HasSubstr("overflows int64")) << msg;
+    }
+    // The product of the non-zero dims fits: an empty call that does nothing.
+    EXPECT_NO_THROW(run_op(op, {nullptr, DType::f32, {0, kMax}}, {nullptr, DType::f32, {kMax}},
+                           {nullptr, DType::f32, {0, kMax}}));
+  }
+}
+
 TEST(Validation, RankZeroInputs) {
   std::mt19937_64 rng(11);
   for (Op op : kOps) {

@@ -71,8 +71,13 @@ def test_negative_dim_and_int64_overflow():
         sqdiff.broadcast_shape((2**62, 4), (1,))
     with pytest.raises(sqdiff.Error, match=r"does not fit in int64"):
         sqdiff.broadcast_shape((2**64,), (1,))
-    # A zero dim makes the count 0, whatever the other dims are.
-    assert sqdiff.broadcast_shape((2**62, 4, 0), (1,)) == (2**62, 4, 0)
+    # Counted as NumPy counts: a zero dim makes the shape empty, but the
+    # other dims must still fit (NumPy refuses to make such an array, too).
+    with pytest.raises(ValueError, match="array is too big"):
+        np.empty((2**62, 4, 0), dtype=np.uint8)
+    with pytest.raises(sqdiff.Error, match=r"the element count of a overflows int64"):
+        sqdiff.broadcast_shape((2**62, 4, 0), (1,))
+    assert sqdiff.broadcast_shape((2**62, 1, 0), (1,)) == (2**62, 1, 0)
 
 
 @pytest.mark.parametrize("op", OPS)
