@@ -8,8 +8,10 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
 #include <bit>
 #include <climits>
+#include <cstdlib>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -36,6 +38,7 @@ PyObject* g_asarray = nullptr;       // numpy.asarray
 PyObject* g_empty = nullptr;         // numpy.empty
 PyObject* g_copyto = nullptr;        // numpy.copyto
 PyObject* g_broadcast_to = nullptr;  // numpy.broadcast_to
+PyObject* g_masked_array = nullptr;  // numpy.ma.MaskedArray
 
 enum class Op { subtract, squared_difference };
 
@@ -219,6 +222,42 @@ Shape element_strides(const py::array& array) {
   return strides;
 }
 
+// "[3,1,5]", as the library writes shapes in its messages.
+std::string bracketed(const Shape& values) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) text += ',';
+    text += std::to_string(values[i]);
+  }
+  text += ']';
+  return text;
+}
+
+// The library's rule for output views (SPEC section 4), on NumPy's byte
+// strides, for an out= the library never sees because it is written through
+// a temporary: conservative, the dims of size > 1 ordered by |stride| must
+// nest, each stride reaching past everything the smaller ones reach.
+void fail_if_self_overlapping(std::string_view op, const py::array& out) {
+  if (out.size() == 0) return;
+  std::vector<std::pair<int64_t, int64_t>> dims;  // |byte stride|, size
+  Shape byte_strides;
+  for (py::ssize_t i = 0; i < out.ndim(); ++i) {
+    byte_strides.push_back(out.strides(i));
+    if (out.shape(i) > 1) dims.emplace_back(std::abs(static_cast<int64_t>(out.strides(i))), out.shape(i));
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t reach = out.itemsize();  // bytes one element and the smaller dims cover
+  for (const auto& [stride, size] : dims) {
+    if (stride < reach) {
+      fail(op, "the output view with shape " + bracketed(shape_of(out)) + " and byte strides " +
+                   bracketed(byte_strides) +
+                   " may reach one element from two indices (its strides must nest: each larger than the "
+                   "reach of the smaller ones)");
+    }
+    reach += stride * (size - 1);
+  }
+}
+
 // A copy in native byte order and aligned memory (same values, same type).
 // Dims of stride 0 (a broadcast view) are copied once and expanded again, so
 // that a small array broadcast to a huge shape stays small.
@@ -250,13 +289,40 @@ struct Input {
   sqdiff::ConstTensorView view;
 };
 
+// Objects that numpy.asarray would turn into an array of another meaning:
+// a masked array loses its mask, a pandas or xarray object its labels (it
+// would be used by position), and a Dask array would be computed whole.
+// Each is refused with what to pass instead.
+void refuse_lossy_conversion(std::string_view op, const char* name, py::handle object) {
+  const int masked = PyObject_IsInstance(object.ptr(), g_masked_array);
+  if (masked < 0) throw py::error_already_set();
+  if (masked == 1) {
+    const std::string instead = std::string_view(name) == "out"
+                                    ? "pass out.data and mask the result yourself"
+                                    : "pass " + std::string(name) + ".filled(value) or " + name +
+                                          ".data to say what masked elements hold";
+    fail(op, std::string(name) + " is a numpy.ma.MaskedArray, whose mask sqdiff would ignore; " + instead);
+  }
+  const auto module = py::str(py::type::handle_of(object).attr("__module__")).cast<std::string>();
+  const std::string type = module + "." + type_name(object);
+  if (module.starts_with("pandas.") || module.starts_with("xarray.")) {
+    fail(op, std::string(name) + " is a " + type + ", which sqdiff would use by position, not by its labels; align "
+                 "it first, then pass " + name + ".to_numpy()");
+  }
+  if (module.starts_with("dask.")) {
+    fail(op, std::string(name) + " is a " + type + ", which would be computed whole into memory; use "
+                 "sqdiff.dask." + std::string(op) + " for a lazy result, or pass " + name + ".compute()");
+  }
+}
+
 // An ndarray as it is (no copy, no conversion); anything else (lists,
 // scalars, ndarray subclasses) through numpy.asarray, which never changes the
-// dtype of an array.
+// dtype of an array, once refuse_lossy_conversion has let it through.
 py::array as_array(std::string_view op, const char* name, py::handle object) {
   if (Py_TYPE(object.ptr()) == py::detail::npy_api::get().PyArray_Type_) {
     return py::reinterpret_borrow<py::array>(object);
   }
+  refuse_lossy_conversion(op, name, object);
   PyObject* converted = PyObject_CallOneArg(g_asarray, object.ptr());
   if (converted == nullptr) {
     py::error_already_set error;
@@ -339,6 +405,7 @@ py::object run(Op op, py::handle a_object, py::handle b_object, py::handle broad
       type_error(std::string(name) + ": out must be a numpy.ndarray, not " + type_name(out_object));
     }
     const auto out = py::reinterpret_borrow<py::array>(out_object);
+    refuse_lossy_conversion(name, "out", out_object);
     if (!out.writeable()) fail(name, "out is read-only");
     const std::optional<DType> found = sqdiff_dtype(out.dtype(), requested == DType::bf16);
     if (!found) {
@@ -348,6 +415,9 @@ py::object run(Op op, py::handle a_object, py::handle b_object, py::handle broad
     if (is_addressable(out)) {
       target = out;
     } else {
+      // The library checks the temporary, not `out` itself: check here that
+      // no two indices of `out` reach one element (last write would win).
+      fail_if_self_overlapping(name, out);
       // Unaligned or byte-swapped: compute into a temporary, then let NumPy
       // copy the values over (shape and type are still the library's checks).
       PyObject* temporary = PyObject_CallFunctionObjArgs(g_empty, to_tuple(shape_of(out)).ptr(),
@@ -414,6 +484,7 @@ PYBIND11_MODULE(_sqdiff, m) {
   g_empty = numpy_function("empty");
   g_copyto = numpy_function("copyto");
   g_broadcast_to = numpy_function("broadcast_to");
+  g_masked_array = py::object(py::module_::import("numpy.ma").attr("MaskedArray")).release().ptr();
 
   g_error = PyErr_NewExceptionWithDoc(
       "sqdiff.Error",

@@ -177,6 +177,74 @@ def test_self_overlapping_out(op):
         call(op, a, a, out=out)
 
 
+def _unaligned(values):
+    """A copy of ``values`` whose data starts one byte off alignment."""
+    raw = np.zeros(values.nbytes + 1, dtype=np.uint8)
+    view = raw[1:].view(values.dtype).reshape(values.shape)
+    view[...] = values
+    assert not view.flags.aligned
+    return view
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("layout", ["byte-swapped", "unaligned"])
+def test_self_overlapping_out_written_through_a_temporary(op, layout):
+    """An out= the library cannot address (byte-swapped, unaligned) is computed into a
+    temporary and copied back; its own layout must still be checked, or a stride-0 out
+    would silently keep whichever element was copied last."""
+    a = np.arange(4, dtype=np.float32)
+    if layout == "byte-swapped":
+        base = np.zeros(4, dtype=">f4")
+    else:
+        base = _unaligned(np.zeros(4, dtype=np.float32))
+    out = np.lib.stride_tricks.as_strided(base, (4,), (0,))
+    with pytest.raises(sqdiff.Error, match="may reach one element from two indices"):
+        getattr(sqdiff, op)(a.astype(out.dtype), a.astype(out.dtype), out=out)
+    assert np.all(base == 0)  # nothing written
+    # Strides that do not nest are refused too; nesting ones are fine.
+    out = np.lib.stride_tricks.as_strided(base, (2, 2), (4, 4))
+    with pytest.raises(sqdiff.Error, match="may reach one element from two indices"):
+        getattr(sqdiff, op)(a[:2].astype(out.dtype), a[:2].astype(out.dtype), out=out)
+    out = np.lib.stride_tricks.as_strided(base, (2, 2), (8, 4))
+    getattr(sqdiff, op)(a.reshape(2, 2).astype(out.dtype), np.float32(1).astype(out.dtype), out=out)
+    assert np.array_equal(out, getattr(sqdiff, op)(a.reshape(2, 2), np.float32(1)))
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_masked_arrays_are_refused_not_unmasked(op):
+    """np.asarray would drop the mask and compute on whatever the masked elements hold."""
+    masked = np.ma.masked_array([1.0, 2.0], mask=[False, True])
+    with pytest.raises(sqdiff.Error, match=r"a is a numpy.ma.MaskedArray, whose mask sqdiff would ignore; "
+                                           r"pass a.filled\(value\) or a.data"):
+        getattr(sqdiff, op)(masked, np.float64(1))
+    with pytest.raises(sqdiff.Error, match=r"b is a numpy.ma.MaskedArray"):
+        getattr(sqdiff, op)(np.float64(1), masked)
+    out = np.ma.masked_array([0.0, 0.0], mask=[False, True])
+    with pytest.raises(sqdiff.Error, match=r"out is a numpy.ma.MaskedArray, whose mask sqdiff would ignore; "
+                                           r"pass out.data"):
+        getattr(sqdiff, op)(np.zeros(2), np.ones(2), out=out)
+    assert np.array_equal(out.data, [0.0, 0.0])
+    # What the message suggests works.
+    assert np.array_equal(getattr(sqdiff, op)(masked.filled(1.0), np.float64(1)), [0.0, 0.0])
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_pandas_objects_are_refused_not_used_by_position(op):
+    """A Series is aligned by its index in pandas arithmetic; np.asarray would pair its
+    values by position instead, silently giving another answer."""
+    pd = pytest.importorskip("pandas", reason="pandas is installed by scripts/install-deps.sh")
+    x = pd.Series([1.0, 2.0, 3.0], index=[2, 1, 0])
+    y = pd.Series([1.0, 2.0, 3.0], index=[0, 1, 2])
+    with pytest.raises(sqdiff.Error, match=r"a is a pandas\.core\.series\.Series, which sqdiff would use by "
+                                           r"position, not by its labels; align it first, then pass a.to_numpy\(\)"):
+        getattr(sqdiff, op)(x, y)
+    with pytest.raises(sqdiff.Error, match=r"b is a pandas\.core\.frame\.DataFrame"):
+        getattr(sqdiff, op)(np.zeros((3, 1)), pd.DataFrame({"c": [1.0, 2.0, 3.0]}))
+    x, y = x.align(y)
+    want = (x - y) ** 2 if op == "squared_difference" else x - y
+    assert np.array_equal(getattr(sqdiff, op)(x.to_numpy(), y.to_numpy()), want.to_numpy())
+
+
 @pytest.mark.parametrize("op", OPS)
 def test_out_must_be_an_array(op):
     with pytest.raises(TypeError, match=f"^{op}: out must be a numpy.ndarray, not list$"):
