@@ -5,6 +5,7 @@
 #include <iostream>
 #include <string>
 
+#include "fatal_signals.hpp"
 #include "ir/ir_command.hpp"
 #include "npy.hpp"
 #include "run_command.hpp"
@@ -47,7 +48,7 @@ int main(int argc, char** argv) {
   sqdiff::tools::register_run_command(app);
   sqdiff::tools::register_shape_command(app);
   sqdiff::tools::register_ir_command(app);
-  sqdiff::tools::install_temp_file_cleanup();
+  sqdiff::tools::install_fatal_signal_handlers();
 
   // The top level takes only flags, so its first other argument names the
   // subcommand; say so plainly when it names none (CLI11 would only say that a

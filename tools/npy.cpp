@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,6 +15,9 @@
 #include <limits>
 #include <utility>
 #include <vector>
+
+#include "input_file.hpp"
+#include "shape_count.hpp"
 
 namespace sqdiff::tools {
 namespace {
@@ -37,17 +41,6 @@ std::string shape_text(const Shape& shape) {
     out += std::to_string(shape[i]);
   }
   return out + "]";
-}
-
-// Product of the dims, or -1 if it overflows int64 (0 if any dim is 0).
-int64_t checked_count(const Shape& shape) {
-  int64_t count = 1;
-  bool overflow = false;
-  for (const int64_t d : shape) {
-    if (d == 0) return 0;
-    overflow = overflow || __builtin_mul_overflow(count, d, &count);
-  }
-  return overflow ? -1 : count;
 }
 
 // ---------------------------------------------------------------------------
@@ -150,15 +143,18 @@ class DictParser {
     bad("'fortran_order' is not True or False");
   }
 
+  // NumPy requires a tuple: a list, and "(3)" (an int in parentheses: a
+  // one-element tuple is written "(3,)"), are refused, as np.load refuses them.
   Shape parse_tuple() {
-    const char open = peek();
-    if (open != '(' && open != '[') bad("'shape' is not a tuple");
-    const char close = open == '(' ? ')' : ']';
+    if (peek() != '(') bad("'shape' is not a tuple");
+    const char close = ')';
     ++pos_;
     Shape shape;
+    bool comma_after_last = false;
     while (true) {
       skip_space();
       if (peek() == close) {
+        if (shape.size() == 1 && !comma_after_last) bad("'shape' is an int in parentheses, not a tuple (write (N,))");
         ++pos_;
         return shape;
       }
@@ -172,8 +168,12 @@ class DictParser {
       }
       if (peek() == 'L') ++pos_;  // Python 2 long
       shape.push_back(value);
+      if (shape.size() > kMaxNpyRank) {
+        bad("'shape' has more than " + std::to_string(kMaxNpyRank) + " dims, which NumPy cannot read");
+      }
       skip_space();
-      if (peek() == ',') {
+      comma_after_last = peek() == ',';
+      if (comma_after_last) {
         ++pos_;
       } else if (peek() != close) {
         bad("expected ',' or ')' in 'shape'");
@@ -237,67 +237,6 @@ std::string describe_descr(std::string_view descr) {
   }
 }
 
-// ---------------------------------------------------------------------------
-// Temporary files of uncommitted writers, removed if the process is
-// interrupted (SIGINT, SIGTERM, SIGHUP): a fixed table, so that the signal
-// handler only reads plain memory and calls unlink().
-
-constexpr int kMaxTempFiles = 16;
-constexpr std::size_t kMaxTempPath = 4096;
-char g_temp_paths[kMaxTempFiles][kMaxTempPath];
-std::atomic<bool> g_temp_used[kMaxTempFiles];
-
-int register_temp(const std::string& path) {
-  if (path.size() >= kMaxTempPath) return -1;
-  for (int i = 0; i < kMaxTempFiles; ++i) {
-    bool expected = false;
-    if (g_temp_used[i].compare_exchange_strong(expected, true)) {
-      // Mark the slot empty while the name is copied in.
-      g_temp_paths[i][0] = '\0';
-      std::atomic_signal_fence(std::memory_order_seq_cst);
-      std::memcpy(g_temp_paths[i], path.c_str(), path.size() + 1);
-      return i;
-    }
-  }
-  return -1;
-}
-
-void unregister_temp(int slot) {
-  if (slot < 0) return;
-  g_temp_paths[slot][0] = '\0';
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  g_temp_used[slot].store(false);
-}
-
-constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-
-// Holds the cleanup signals back while a temporary is created and entered in
-// the table: a signal delivered as open() returns would otherwise find a file
-// the table does not name yet, and leave it behind.
-class CleanupSignalsHeld {
- public:
-  CleanupSignalsHeld() {
-    sigset_t held;
-    sigemptyset(&held);
-    for (const int s : kCleanupSignals) sigaddset(&held, s);
-    pthread_sigmask(SIG_BLOCK, &held, &previous_);
-  }
-  CleanupSignalsHeld(const CleanupSignalsHeld&) = delete;
-  CleanupSignalsHeld& operator=(const CleanupSignalsHeld&) = delete;
-  ~CleanupSignalsHeld() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
-
- private:
-  sigset_t previous_;
-};
-
-extern "C" void remove_temps_and_reraise(int signal_number) {
-  for (int i = 0; i < kMaxTempFiles; ++i) {
-    if (g_temp_used[i].load() && g_temp_paths[i][0] != '\0') ::unlink(g_temp_paths[i]);
-  }
-  std::signal(signal_number, SIG_DFL);
-  std::raise(signal_number);
-}
-
 std::string directory_of(const std::string& path) {
   const std::size_t slash = path.rfind('/');
   if (slash == std::string::npos) return ".";
@@ -332,17 +271,6 @@ std::string header_for(DType dtype, const Shape& shape, std::size_t* total_heade
 }
 
 }  // namespace
-
-void install_temp_file_cleanup() {
-  struct sigaction action {};
-  action.sa_handler = remove_temps_and_reraise;
-  sigemptyset(&action.sa_mask);
-  for (const int s : kCleanupSignals) {
-    struct sigaction old {};
-    if (sigaction(s, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;  // keep "ignored"
-    sigaction(s, &action, nullptr);
-  }
-}
 
 std::optional<DType> dtype_from_npy_descr(std::string_view descr) {
   if (descr.size() < 2) return std::nullopt;
@@ -400,6 +328,7 @@ NpyArray& NpyArray::operator=(NpyArray&& other) noexcept {
     path_ = std::move(other.path_);
     map_ = std::exchange(other.map_, nullptr);
     map_size_ = std::exchange(other.map_size_, 0);
+    mapped_ = std::move(other.mapped_);
     data_ = std::exchange(other.data_, nullptr);
     dtype_ = other.dtype_;
     shape_ = std::move(other.shape_);
@@ -412,13 +341,14 @@ NpyArray& NpyArray::operator=(NpyArray&& other) noexcept {
 NpyArray::~NpyArray() { reset(); }
 
 void NpyArray::reset() noexcept {
+  mapped_ = MappedInput();
   if (map_ != nullptr) ::munmap(map_, map_size_);
   map_ = nullptr;
   map_size_ = 0;
   data_ = nullptr;
 }
 
-int64_t NpyArray::element_count() const { return checked_count(shape_); }
+int64_t NpyArray::element_count() const { return tools::element_count(shape_).value_or(-1); }
 
 void NpyArray::reinterpret_as(DType dtype) {
   if (dtype_size(dtype) != dtype_size(dtype_)) {
@@ -429,17 +359,9 @@ void NpyArray::reinterpret_as(DType dtype) {
 }
 
 NpyArray NpyArray::open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail(path, "cannot open: " + errno_text(errno));
-  struct FdCloser {
-    int fd;
-    ~FdCloser() { ::close(fd); }
-  } closer{fd};
-
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) fail(path, "cannot stat: " + errno_text(errno));
-  if (!S_ISREG(st.st_mode)) fail(path, "not a regular file");
-  const auto file_size = static_cast<std::size_t>(st.st_size);
+  const InputFile file = InputFile::open(path);
+  const int fd = file.fd();
+  const auto file_size = static_cast<std::size_t>(file.size());
 
   unsigned char prefix[12] = {};
   const ssize_t got = ::pread(fd, prefix, sizeof prefix, 0);
@@ -499,12 +421,10 @@ NpyArray NpyArray::open(const std::string& path) {
   array.dtype_ = *dtype;
   array.shape_ = header.shape;
   array.fortran_order_ = header.fortran_order;
-  const int64_t count = checked_count(header.shape);
   const std::size_t item = dtype_size(*dtype);
-  int64_t data_bytes = 0;
-  if (count < 0 || __builtin_mul_overflow(count, static_cast<int64_t>(item), &data_bytes)) {
-    fail(path, "malformed .npy header: shape " + shape_text(header.shape) + " is too large");
-  }
+  const std::optional<int64_t> byte_total = byte_count(header.shape, item);
+  if (!byte_total) fail(path, "malformed .npy header: shape " + shape_text(header.shape) + " is too large");
+  const int64_t data_bytes = *byte_total;
   const std::size_t expected = data_offset + static_cast<std::size_t>(data_bytes);
   if (file_size < expected) {
     fail(path, "truncated .npy file: shape " + shape_text(header.shape) + " of " + header.descr + " needs " +
@@ -527,6 +447,7 @@ NpyArray NpyArray::open(const std::string& path) {
   if (map == MAP_FAILED) fail(path, "cannot memory-map: " + errno_text(errno));
   array.map_ = map;
   array.map_size_ = file_size;
+  array.mapped_ = MappedInput(map, file_size, path);
   if (data_offset % item == 0) {
     array.data_ = static_cast<const std::byte*>(map) + data_offset;
     ::madvise(map, file_size, MADV_SEQUENTIAL);
@@ -538,6 +459,7 @@ NpyArray NpyArray::open(const std::string& path) {
                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (copy == MAP_FAILED) fail(path, "cannot allocate memory for misaligned data: " + errno_text(errno));
   std::memcpy(copy, static_cast<const std::byte*>(map) + data_offset, static_cast<std::size_t>(data_bytes));
+  array.mapped_ = MappedInput();
   ::munmap(map, file_size);
   array.map_ = copy;
   array.map_size_ = static_cast<std::size_t>(data_bytes);
@@ -548,27 +470,45 @@ NpyArray NpyArray::open(const std::string& path) {
 // ---------------------------------------------------------------------------
 // NpyWriter
 
-NpyWriter::NpyWriter(const std::string& path, DType dtype, const Shape& shape)
-    : path_(path), dtype_(dtype), shape_(shape) {
+// strerror, plus the limit when a file-size limit (`ulimit -f`, SIGXFSZ
+// ignored) refused the write.
+std::string write_error_text(int error) {
+  std::string text = errno_text(error);
+  struct rlimit limit {};
+  if (error == EFBIG && ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    text += " (the file-size limit, ulimit -f, is " + std::to_string(limit.rlim_cur) + " bytes)";
+  }
+  return text;
+}
+
+NpyWriter::NpyWriter(const std::string& path, DType dtype, const Shape& shape) {
   if (!is_valid_dtype(dtype)) fail(path, "cannot write an invalid dtype");
   for (const int64_t d : shape) {
     if (d < 0) fail(path, "cannot write shape " + shape_text(shape) + ": negative dimension");
   }
-  const int64_t count = checked_count(shape);
-  int64_t data_bytes = 0;
-  if (count < 0 || __builtin_mul_overflow(count, static_cast<int64_t>(dtype_size(dtype)), &data_bytes)) {
-    fail(path, "cannot write shape " + shape_text(shape) + ": too large");
+  if (shape.size() > kMaxNpyRank) {
+    fail(path, "cannot write shape " + shape_text(shape) + ": NumPy reads at most " + std::to_string(kMaxNpyRank) +
+                   " dims");
   }
+  const std::optional<int64_t> bytes = byte_count(shape, dtype_size(dtype));
+  if (!bytes) fail(path, "cannot write shape " + shape_text(shape) + ": too large");
+  data_bytes_ = *bytes;
   std::size_t header_size = 0;
-  const std::string header = header_for(dtype, shape, &header_size);
+  header_ = header_for(dtype, shape, &header_size);
+  target_ = resolve_output_target(path);
+  if (!writes_through()) create_temporary(header_size + static_cast<std::size_t>(data_bytes_));
+}
 
-  // A unique name next to the destination, so that rename() is atomic.
-  const std::string dir = directory_of(path);
-  const std::size_t slash = path.rfind('/');
-  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  if (base.empty()) fail(path, "the output path names a directory, not a file");
+void NpyWriter::create_temporary(std::size_t file_size) {
+  const std::string& path = target_.path;
+  // A unique name next to the file, so that rename() is atomic. The file's
+  // own name is cut short in it, so that a legal 255-byte name still leaves
+  // room for the suffix.
+  const std::string dir = directory_of(target_.file);
+  const std::size_t slash = target_.file.rfind('/');
+  const std::string base = (slash == std::string::npos ? target_.file : target_.file.substr(slash + 1)).substr(0, 160);
   {
-    const CleanupSignalsHeld held;
+    const FatalSignalsHeld held;
     static std::atomic<unsigned> counter{0};
     const auto seed = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
     for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
@@ -584,47 +524,94 @@ NpyWriter::NpyWriter(const std::string& path, DType dtype, const Shape& shape)
       }
     }
     if (fd_ < 0) fail(path, "cannot create a unique temporary file in directory " + dir);
-    slot_ = register_temp(temp_path_);
+    temp_registration_ = TemporaryPath(temp_path_);
   }
   // From here on, errors must remove the temporary: cleanup() does.
   try {
-    map_size_ = header_size + static_cast<std::size_t>(data_bytes);
+    // A replaced file keeps its permissions (a private 0600 output stays
+    // private) and, where we may, its owner.
+    if (target_.existing_mode) {
+      if (::fchmod(fd_, *target_.existing_mode) != 0) {
+        fail(path, "cannot give the new file the mode of the one it replaces: " + errno_text(errno));
+      }
+      if (::geteuid() == 0) (void)::fchown(fd_, target_.existing_uid, target_.existing_gid);
+    }
+    map_size_ = file_size;
     // Reserve the blocks now: a full disk is a clear error here, not a SIGBUS
     // while writing through the map.
     const int rc = ::posix_fallocate(fd_, 0, static_cast<off_t>(map_size_));
-    if (rc != 0) fail(path, "cannot allocate " + std::to_string(map_size_) + " bytes: " + errno_text(rc));
+    if (rc != 0) fail(path, "cannot allocate " + std::to_string(map_size_) + " bytes: " + write_error_text(rc));
     void* map = ::mmap(nullptr, map_size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
     if (map == MAP_FAILED) fail(path, "cannot memory-map the output: " + errno_text(errno));
     map_ = map;
-    std::memcpy(map_, header.data(), header.size());
-    data_ = static_cast<std::byte*>(map_) + header_size;
+    std::memcpy(map_, header_.data(), header_.size());
+    data_ = static_cast<std::byte*>(map_) + header_.size();
   } catch (...) {
     cleanup();
     throw;
   }
 }
 
-TensorView NpyWriter::view() { return TensorView{data_, dtype_, shape_, {}}; }
+void* NpyWriter::region(int64_t offset, int64_t bytes) {
+  if (committed_ || offset != next_offset_ || bytes < 0 || bytes > data_bytes_ - offset) {
+    fail(target_.path, "internal error: output region [" + std::to_string(offset) + ", +" + std::to_string(bytes) +
+                           ") out of order (next " + std::to_string(next_offset_) + " of " +
+                           std::to_string(data_bytes_) + ")");
+  }
+  next_offset_ = offset + bytes;
+  if (!writes_through()) return data_ + offset;
+  send_pending();
+  pending_.resize(static_cast<std::size_t>(bytes));
+  return pending_.data();
+}
+
+void NpyWriter::send(const void* bytes, std::size_t size) {
+  const auto* p = static_cast<const char*>(bytes);
+  while (size > 0) {
+    const ssize_t n = ::write(target_.fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail(target_.path, "cannot write the output: " + write_error_text(n < 0 ? errno : EIO));
+    p += n;
+    size -= static_cast<std::size_t>(n);
+  }
+}
+
+void NpyWriter::send_pending() {
+  if (!header_sent_) {
+    send(header_.data(), header_.size());
+    header_sent_ = true;
+  }
+  send(pending_.data(), pending_.size());
+  pending_.clear();
+}
 
 void NpyWriter::commit() {
   if (committed_) return;
-  if (fd_ < 0) fail(path_, "the output was already discarded");
+  if (next_offset_ != data_bytes_) {
+    fail(target_.path, "internal error: only " + std::to_string(next_offset_) + " of " +
+                           std::to_string(data_bytes_) + " output bytes were written");
+  }
+  if (writes_through()) {
+    send_pending();
+    committed_ = true;
+    return;
+  }
+  if (fd_ < 0) fail(target_.path, "the output was already discarded");
   try {
-    if (::msync(map_, map_size_, MS_SYNC) != 0) fail(path_, "cannot write the output: " + errno_text(errno));
+    if (::msync(map_, map_size_, MS_SYNC) != 0) fail(target_.path, "cannot write the output: " + errno_text(errno));
     ::munmap(map_, map_size_);
     map_ = nullptr;
-    if (::fsync(fd_) != 0) fail(path_, "cannot write the output: " + errno_text(errno));
-    if (::close(std::exchange(fd_, -1)) != 0) fail(path_, "cannot write the output: " + errno_text(errno));
-    if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
-      fail(path_, "cannot move the output into place: " + errno_text(errno));
+    if (::fsync(fd_) != 0) fail(target_.path, "cannot write the output: " + write_error_text(errno));
+    if (::close(std::exchange(fd_, -1)) != 0) fail(target_.path, "cannot write the output: " + errno_text(errno));
+    if (::rename(temp_path_.c_str(), target_.file.c_str()) != 0) {
+      fail(target_.path, "cannot move the output into place: " + errno_text(errno));
     }
   } catch (...) {
     cleanup();
     throw;
   }
   committed_ = true;
-  unregister_temp(slot_);
-  slot_ = -1;
+  temp_registration_ = TemporaryPath();
 }
 
 void NpyWriter::cleanup() noexcept {
@@ -635,18 +622,18 @@ void NpyWriter::cleanup() noexcept {
   fd_ = -1;
   if (!temp_path_.empty()) ::unlink(temp_path_.c_str());
   temp_path_.clear();
-  unregister_temp(slot_);
-  slot_ = -1;
+  temp_registration_ = TemporaryPath();
 }
 
 NpyWriter::~NpyWriter() {
   if (!committed_) cleanup();
+  if (target_.owns_fd) ::close(target_.fd);
 }
 
 void write_npy(const std::string& path, DType dtype, const Shape& shape, const void* data) {
   NpyWriter writer(path, dtype, shape);
-  const int64_t count = checked_count(shape);
-  if (count > 0) std::memcpy(writer.data(), data, static_cast<std::size_t>(count) * dtype_size(dtype));
+  void* to = writer.region(0, writer.data_bytes());
+  if (writer.data_bytes() > 0) std::memcpy(to, data, static_cast<std::size_t>(writer.data_bytes()));
   writer.commit();
 }
 

@@ -1,5 +1,6 @@
-// .npy files: read through a read-only memory map, write atomically through a
-// memory map (temporary name in the same directory, then rename).
+// .npy files: read through a read-only memory map; written atomically through
+// a memory map (temporary name in the same directory, then rename), or
+// written through to a pipe or device.
 //
 // Supported: format versions 1.0, 2.0 and 3.0; descrs for the numeric dtypes
 // ('<' or '|' byte order; '=' is taken as little-endian on this host). bf16 has
@@ -13,6 +14,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "fatal_signals.hpp"
+#include "output_target.hpp"
 
 #include "sqdiff/broadcast.hpp"
 #include "sqdiff/dtype.hpp"
@@ -53,6 +58,7 @@ struct NpyArray {
   std::string path_;
   void* map_ = nullptr;
   std::size_t map_size_ = 0;
+  MappedInput mapped_;  // a SIGBUS in the map: the file shrank under us
   const void* data_ = nullptr;
   sqdiff::DType dtype_ = sqdiff::DType::f32;
   sqdiff::Shape shape_;
@@ -60,7 +66,11 @@ struct NpyArray {
   bool fortran_order_ = false;
 };
 
-// Creates PATH via a temporary name in the same directory, memory-mapped.
+// Writes a .npy file. To a regular file (new or existing, symbolic links
+// followed) through a memory map of a temporary beside it, renamed onto it at
+// commit: the file appears complete or not at all, and a replaced file keeps
+// its mode. To anything else ("-" for standard output, a pipe, a device) the
+// bytes are written through in order (output_target.hpp).
 class NpyWriter {
  public:
   NpyWriter(const std::string& path, sqdiff::DType dtype, const sqdiff::Shape& shape);  // throws sqdiff::Error
@@ -68,31 +78,43 @@ class NpyWriter {
   NpyWriter& operator=(const NpyWriter&) = delete;
   ~NpyWriter();  // removes the temporary if not committed
 
-  void* data() { return data_; }
-  sqdiff::TensorView view();
-  // Flush, then rename into place; before commit the destination is untouched.
+  int64_t data_bytes() const { return data_bytes_; }
+  // Where to put the data bytes [offset, offset + bytes): regions are asked
+  // for in order, each starting where the last ended, and filled before the
+  // next one is asked for (a written-through target sends each one on then).
+  void* region(int64_t offset, int64_t bytes);
+  // Flushes, then renames into place (or sends the last region); before
+  // commit a replaced file is untouched.
   void commit();
+  bool writes_through() const { return target_.kind == OutputTarget::Kind::write_through; }
   const std::string& temp_path() const { return temp_path_; }
 
  private:
+  void create_temporary(std::size_t file_size);
+  void send(const void* bytes, std::size_t size);
+  void send_pending();
   void cleanup() noexcept;
 
-  std::string path_;
+  OutputTarget target_;
+  std::string header_;
+  int64_t data_bytes_ = 0;
+  int64_t next_offset_ = 0;  // the data bytes handed out so far
+  // replace_file
   std::string temp_path_;
+  TemporaryPath temp_registration_;
   int fd_ = -1;
   void* map_ = nullptr;
   std::size_t map_size_ = 0;
-  void* data_ = nullptr;
-  sqdiff::DType dtype_;
-  sqdiff::Shape shape_;
+  std::byte* data_ = nullptr;
+  // write_through: the region not yet sent, and whether the header went out
+  std::vector<std::byte> pending_;
+  bool header_sent_ = false;
   bool committed_ = false;
-  int slot_ = -1;  // entry in the table of temporaries removed on SIGINT/SIGTERM
 };
 
-// Installs handlers for SIGINT, SIGTERM, SIGHUP and SIGPIPE that remove the
-// temporary files of uncommitted NpyWriters, then die of the same signal.
-// Signals that are ignored stay ignored.
-void install_temp_file_cleanup();
+// NumPy reads arrays of at most this many dims (NPY_MAXDIMS of NumPy 2; 32
+// in NumPy 1.x); the reader and the writer refuse more.
+inline constexpr std::size_t kMaxNpyRank = 64;
 
 // Atomic: writes through NpyWriter.
 void write_npy(const std::string& path, sqdiff::DType dtype, const sqdiff::Shape& shape,

@@ -4,9 +4,11 @@
 #include <cstddef>
 #include <memory>
 
+#include "cli_checks.hpp"
 #include "npy.hpp"
 #include "partial_shape.hpp"
 #include "progress.hpp"
+#include "shape_count.hpp"
 
 namespace sqdiff::tools {
 namespace {
@@ -45,22 +47,8 @@ int64_t product(const Shape& shape, std::size_t from, std::size_t to) {
   return n;
 }
 
-Shape dense_strides(const Shape& shape) {
-  Shape strides(shape.size());
-  int64_t step = 1;
-  for (std::size_t i = shape.size(); i-- > 0;) {
-    strides[i] = step;
-    step *= std::max<int64_t>(shape[i], 1);
-  }
-  return strides;
-}
-
 const std::byte* element(const void* base, int64_t offset, std::size_t item) {
   return static_cast<const std::byte*>(base) + offset * static_cast<int64_t>(item);
-}
-
-std::byte* element(void* base, int64_t offset, std::size_t item) {
-  return static_cast<std::byte*>(base) + offset * static_cast<int64_t>(item);
 }
 
 }  // namespace
@@ -120,8 +108,9 @@ void run_npy(const RunRequest& request) {
   const std::size_t rank = out_shape.size();
   const int64_t chunk_elements = std::max<int64_t>(1, request.chunk_bytes / static_cast<int64_t>(item));
   if (total <= chunk_elements || rank == 0) {
+    void* out = writer.region(0, total_bytes);
     op(ConstTensorView{a.data(), dtype, out_shape, a_strides}, ConstTensorView{b.data(), dtype, out_shape, b_strides},
-       TensorView{writer.data(), dtype, out_shape, out_strides}, options);
+       TensorView{out, dtype, out_shape, out_strides}, options);
   } else {
     // Split at the outermost dim `d` whose slices (one index of d) fit in a
     // chunk; iterate over the indices of dims 0..d-1 and blocks of dim d.
@@ -146,7 +135,10 @@ void run_npy(const RunRequest& request) {
         const auto tail = [&](const Shape& s) { return Shape(s.begin() + static_cast<std::ptrdiff_t>(d), s.end()); };
         const ConstTensorView av{element(a.data(), base_a + row * a_strides[d], item), dtype, shape, tail(a_strides)};
         const ConstTensorView bv{element(b.data(), base_b + row * b_strides[d], item), dtype, shape, tail(b_strides)};
-        const TensorView ov{element(writer.data(), base_out + row * out_strides[d], item), dtype, shape,
+        // The chunks cover the dense output in order, as a written-through
+        // output (a pipe) needs them.
+        const int64_t out_offset = (base_out + row * out_strides[d]) * static_cast<int64_t>(item);
+        const TensorView ov{writer.region(out_offset, rows * slice * static_cast<int64_t>(item)), dtype, shape,
                             tail(out_strides)};
         op(av, bv, ov, options);
         done += rows * slice;
@@ -178,17 +170,18 @@ void register_run_command(CLI::App& app) {
       ->check(CLI::IsMember({"none", "numpy", "pdpd"}, CLI::ignore_case));
   sub->add_option("--axis", request->broadcast.axis,
                   "pdpd only: the dim of a where b starts; -1 aligns b right. Write negative values as --axis=-1")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(fits_in<int64_t>());
   sub->add_option("--threads", request->threads, "Worker threads; 0 = library default")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(fits_in<int>() & CLI::NonNegativeNumber);
   sub->add_option("--dtype", request->dtype,
                   "Read the inputs as this dtype; only bf16 (alias bfloat16) differs from the stored dtype: "
                   "it reads u16 (\"<u2\") files holding bf16 bits and writes the output the same way");
   // For the tests: a small chunk size exercises the chunked path on small arrays.
   sub->add_option("--chunk-bytes", request->chunk_bytes, "Output bytes per library call")
       ->group("")
-      ->check(CLI::PositiveNumber);
+      ->check(fits_in<int64_t>() & CLI::PositiveNumber);
   sub->add_flag("-q,--quiet", request->quiet, "No progress bar (shown on a terminal for outputs over 64 MiB)");
   sub->footer(
       "Examples:\n"

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "cli_checks.hpp"
 #include "partial_shape.hpp"
 
 namespace sqdiff::tools {
@@ -26,7 +27,8 @@ void register_shape_command(CLI::App& app) {
       ->check(CLI::IsMember({"none", "numpy", "pdpd"}, CLI::ignore_case));
   sub->add_option("--axis", args->axis,
                   "pdpd only: the dim of a where b starts; -1 aligns b right. Write negative values as --axis=-1")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(fits_in<int64_t>());
   sub->footer(
       "Examples:\n"
       "  $ sqdiff shape 8,1,6,1 7,1,5\n"

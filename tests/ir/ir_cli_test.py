@@ -331,7 +331,8 @@ class Inputs(TempDirTest):
         model.write_text(op_model([3], [3], [3], result="../out:1 x"))
         proc = run(model, "--random", 1, "-o", self.dir / "o")
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        self.assertEqual(sorted(p.name for p in (self.dir / "o").iterdir()), ["_.._out_1_x.npy", "inputs"])
+        self.assertEqual(sorted(p.name for p in (self.dir / "o").iterdir()),
+                         [".sqdiff-output", "_.._out_1_x.npy", "inputs"])
 
     def test_no_partial_output_when_a_layer_fails(self):
         # Two Results: "first" (a - b, fine) and "second" (a - c under "none": [?] with [3..5]),
@@ -354,12 +355,15 @@ class Inputs(TempDirTest):
         self.assertEqual(proc.returncode, 1, proc.stdout)
         self.assertIn('layer 5 "bad"', proc.stderr)
         self.assertIn("--random picked sizes for dynamic dims", proc.stderr)
-        self.assertFalse((self.dir / "o" / "first.npy").exists())
+        self.assertFalse((self.dir / "o").exists())  # not even the directory
         # With a file of size 3 for a, it runs.
         np.save(self.dir / "a.npy", np.arange(3, dtype=np.float32))
         proc = run(model, "--random", 1, "--input", f"a={self.dir / 'a.npy'}", "-o", self.dir / "o")
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        self.assertEqual(sorted(p.name for p in (self.dir / "o").iterdir()), ["first.npy", "inputs", "second.npy"])
+        self.assertEqual(sorted(p.name for p in (self.dir / "o").iterdir()),
+                         [".sqdiff-output", "first.npy", "inputs", "second.npy"])
+        self.assertEqual((self.dir / "o" / ".sqdiff-output").read_text().split(),
+                         ["inputs/b.npy", "inputs/c.npy", "first.npy", "second.npy"])
 
 
 class Errors(TempDirTest):
@@ -383,12 +387,15 @@ class Errors(TempDirTest):
     def test_missing_files(self):
         self.expect_error([self.dir / "none.xml"], "cannot open the model file")
         self.expect_error([EXAMPLES / "subtract_pdpd.xml", "--bin", self.dir / "none.bin"],
-                          f"--bin {self.dir / 'none.bin'}: no such file")
+                          f"{self.dir / 'none.bin'}: cannot open the weights file (--bin): No such file or directory")
+        self.expect_error([EXAMPLES / "subtract_pdpd.xml", "--bin", self.dir],
+                          f"{self.dir}: the weights file (--bin) is a directory, not a regular file")
         copy = self.dir / "subtract_pdpd.xml"
         shutil.copy(EXAMPLES / "subtract_pdpd.xml", copy)
         # The shape check does not need the .bin; running does.
         self.assertEqual(run(copy).returncode, 0)
-        self.expect_error([copy, "--random", 1], f"{self.dir / 'subtract_pdpd.bin'}: cannot read the weights file")
+        self.expect_error([copy, "--random", 1],
+                          f"{self.dir / 'subtract_pdpd.bin'}: cannot open the weights file for the Const layers")
         (self.dir / "short.bin").write_bytes(b"\0" * 8)
         self.expect_error([copy, "--random", 1, "--bin", self.dir / "short.bin"],
                           'layer 1 "b" (Const, line', "offset 0 + size 12 = 12 bytes is beyond the end of",

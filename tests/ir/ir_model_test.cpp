@@ -1,8 +1,12 @@
 // Reading IR XML: element types, ports and dims, lines, and every structural error.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ir/ir_model.hpp"
 #include "ir_test_support.hpp"
@@ -256,6 +260,47 @@ TEST(IrModelErrors, MissingFile) {
     FAIL() << "no error";
   } catch (const IrError& e) {
     EXPECT_CONTAINS(e.what(), "/nonexistent/model.xml: cannot open the model file");
+  }
+}
+
+// A model must be a regular file: a FIFO would block the open, a device such
+// as /dev/zero would be read until memory runs out.
+TEST(IrModelErrors, NotARegularFile) {
+  const std::string fifo = ::testing::TempDir() + "/sqdiff_ir_model_test_fifo_" + std::to_string(::getpid());
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const auto& [path, kind] : std::vector<std::pair<std::string, std::string>>{
+           {fifo, "a FIFO (named pipe)"}, {"/dev/zero", "a character device"}, {"/tmp", "a directory"}}) {
+    try {
+      load_model(path);
+      ADD_FAILURE() << path << ": no error";
+    } catch (const IrError& e) {
+      EXPECT_CONTAINS(e.what(), path + ": the model file is " + kind + ", not a regular file");
+    }
+  }
+  ::unlink(fifo.c_str());
+}
+
+// Line numbers come from an index of the line starts, built once: checking a
+// model is linear in its size (each lookup used to count from the start).
+TEST(IrModel, LineIndex) {
+  const LineIndex lines("a\nbb\n\nc\n");
+  EXPECT_EQ(lines.line_of(0), 1u);
+  EXPECT_EQ(lines.line_of(1), 1u);  // the newline belongs to its line
+  EXPECT_EQ(lines.line_of(2), 2u);
+  EXPECT_EQ(lines.line_of(5), 3u);
+  EXPECT_EQ(lines.line_of(6), 4u);
+  EXPECT_EQ(lines.line_of(7), 4u);  // the final newline starts no line of its own
+  EXPECT_EQ(lines.line_of(1000), 4u);
+  EXPECT_EQ(lines.line_of(-1), 0u);
+  EXPECT_EQ(LineIndex("").line_of(0), 1u);
+  // The same answers as counting newlines, everywhere in a random text.
+  std::string text;
+  for (int i = 0; i < 2000; ++i) text += (i * 7919 % 13 == 0) ? '\n' : 'x';
+  const LineIndex index(text);
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    const auto counted = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    ASSERT_EQ(index.line_of(static_cast<std::ptrdiff_t>(at)), counted) << at;
   }
 }
 

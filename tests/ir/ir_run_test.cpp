@@ -401,13 +401,13 @@ TEST(IrRunErrors, ConstAndBinProblems) {
   }
   {
     const ConstModel c("f32", "2,3", 0, 24, 0, false);
-    EXPECT_CONTAINS(run_error(load(c.xml), RunOptions{}), "cannot read the weights file");
+    EXPECT_CONTAINS(run_error(load(c.xml), RunOptions{}), "cannot open the weights file");
   }
   {
     const ConstModel c("f32", "2,3", 0, 24, 24);
     RunOptions other;
     other.bin_path = c.dir.file("other.bin");
-    EXPECT_CONTAINS(run_error(load(c.xml), other), "other.bin: cannot read the weights file");
+    EXPECT_CONTAINS(run_error(load(c.xml), other), "other.bin: cannot open the weights file");
   }
   {
     const ConstModel c("f32", "2,3", 9223372036854775800, 24, 24);
@@ -430,7 +430,7 @@ TEST(IrRunErrors, CheckWeightsWithoutRunning) {
     EXPECT_TRUE(check_weights(l.model, l.report, c.dir.file("c.bin")).empty());
     const auto missing = check_weights(l.model, l.report, c.dir.file("none.bin"));
     ASSERT_EQ(missing.size(), 1u);
-    EXPECT_CONTAINS(missing[0], "none.bin: cannot read the weights file");
+    EXPECT_CONTAINS(missing[0], "none.bin: cannot open the weights file");
   }
   {
     const ConstModel c("f32", "2,3", 8, 24, 24);

@@ -165,7 +165,6 @@ TEST_F(NpyTest, HeaderVersionsAndSpellings) {
       {"{\"descr\": \"<i2\", \"fortran_order\": False, \"shape\": (3,)}", 1},
       {"{'shape': (3L,), 'fortran_order': False, 'descr': '<i2'}", 1},
       {"{'descr':'<i2','fortran_order':False,'shape':(3,)}", 1},
-      {"{'descr': '<i2', 'fortran_order': False, 'shape': (3)}", 1},
       {"{'descr': '<i2', 'fortran_order': True, 'shape': (3,), }", 1},
   };
   for (const auto& [dict, major] : cases) {
@@ -311,12 +310,51 @@ TEST_F(NpyTest, FuzzTruncationsAndCorruptions) {
   EXPECT_GT(rejected, 0);
 }
 
+// What np.load refuses is refused here too: a list or an int as the shape,
+// and more dims than NumPy has.
+TEST_F(NpyTest, ShapesNumPyRefusesAreRefused) {
+  const std::string data(6, '\0');
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"{'descr': '<i2', 'fortran_order': False, 'shape': [3], }", "'shape' is not a tuple"},
+      {"{'descr': '<i2', 'fortran_order': False, 'shape': [1, 3], }", "'shape' is not a tuple"},
+      {"{'descr': '<i2', 'fortran_order': False, 'shape': (3), }", "an int in parentheses, not a tuple"},
+      {"{'descr': '<i2', 'fortran_order': False, 'shape': 3, }", "'shape' is not a tuple"},
+  };
+  for (const auto& [dict, reason] : cases) {
+    write_all(path("s.npy"), npy_bytes(dict, data));
+    EXPECT_NE(error_opening(path("s.npy")).find(reason), std::string::npos) << dict << ": " << error_opening(path("s.npy"));
+  }
+  const auto ones = [](std::size_t rank) {
+    std::string shape = "(";
+    for (std::size_t i = 0; i < rank; ++i) shape += "1, ";
+    return "{'descr': '|u1', 'fortran_order': False, 'shape': " + shape + "), }";
+  };
+  write_all(path("r64.npy"), npy_bytes(ones(64), "x"));
+  EXPECT_EQ(NpyArray::open(path("r64.npy")).shape().size(), 64u);
+  write_all(path("r65.npy"), npy_bytes(ones(65), "x"));
+  EXPECT_NE(error_opening(path("r65.npy")).find("more than 64 dims, which NumPy cannot read"), std::string::npos);
+  EXPECT_THROW(write_npy(path("w65.npy"), DType::u8, Shape(65, 1), "x"), sqdiff::Error);
+}
+
+// As NumPy counts: an empty shape whose other dims overflow is refused, not
+// passed on to overflow later in its strides.
+TEST_F(NpyTest, EmptyShapeWithHugeDimsIsRefused) {
+  write_all(path("e.npy"),
+            npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 9223372036854775807, 9223372036854775807), }",
+                      ""));
+  EXPECT_NE(error_opening(path("e.npy")).find("is too large"), std::string::npos) << error_opening(path("e.npy"));
+  write_all(path("e2.npy"), npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (0, 1152921504606846976), }", ""));
+  EXPECT_NE(error_opening(path("e2.npy")).find("is too large"), std::string::npos);  // 2^60 * 8 bytes
+  write_all(path("e3.npy"), npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (0, 1048576), }", ""));
+  EXPECT_EQ(NpyArray::open(path("e3.npy")).element_count(), 0);
+  EXPECT_THROW(NpyWriter(path("w.npy"), DType::f32, {0, INT64_MAX, INT64_MAX}), sqdiff::Error);
+}
+
 TEST_F(NpyTest, WriterIsAtomic) {
   write_npy(path("out.npy"), DType::u8, {3}, "old");
   {
     NpyWriter writer(path("out.npy"), DType::u8, {3});
-    std::memcpy(writer.data(), "new", 3);
-    EXPECT_EQ(writer.view().shape, Shape{3});
+    std::memcpy(writer.region(0, 3), "new", 3);
     // Before commit the destination is untouched and a temporary exists next to it.
     EXPECT_EQ(std::string(static_cast<const char*>(NpyArray::open(path("out.npy")).data()), 3), "old");
     EXPECT_EQ(listing().size(), 2u);
@@ -328,7 +366,7 @@ TEST_F(NpyTest, WriterIsAtomic) {
   // Not committed: the temporary goes away, the destination stays as it was.
   {
     NpyWriter writer(path("out.npy"), DType::u8, {3});
-    std::memcpy(writer.data(), "bad", 3);
+    std::memcpy(writer.region(0, 3), "bad", 3);
   }
   EXPECT_EQ(listing(), std::vector<std::string>{"out.npy"});
   EXPECT_EQ(std::string(static_cast<const char*>(NpyArray::open(path("out.npy")).data()), 3), "new");
@@ -349,7 +387,7 @@ TEST_F(NpyTest, InterruptAtAnyMomentLeavesNoTemporary) {
     const pid_t child = ::fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
-      install_temp_file_cleanup();
+      install_fatal_signal_handlers();
       for (;;) NpyWriter writer(path("o.npy"), DType::f32, {16});
     }
     ::usleep(static_cast<useconds_t>(delay_us(random)));
@@ -359,6 +397,61 @@ TEST_F(NpyTest, InterruptAtAnyMomentLeavesNoTemporary) {
     ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << "round " << round << ", status " << status;
     ASSERT_EQ(listing(), std::vector<std::string>{}) << "round " << round;
   }
+}
+
+// Regions must come in order and cover the data; asking out of order is an
+// error, not a silent hole in the file.
+TEST_F(NpyTest, WriterRegionsComeInOrder) {
+  NpyWriter writer(path("r.npy"), DType::u8, {6});
+  std::memcpy(writer.region(0, 2), "ab", 2);
+  EXPECT_THROW(writer.region(3, 1), sqdiff::Error);
+  EXPECT_THROW(writer.region(2, 5), sqdiff::Error);
+  std::memcpy(writer.region(2, 3), "cde", 3);
+  EXPECT_THROW(writer.commit(), sqdiff::Error);  // one byte missing
+  std::memcpy(writer.region(5, 1), "f", 1);
+  writer.commit();
+  EXPECT_EQ(std::string(static_cast<const char*>(NpyArray::open(path("r.npy")).data()), 6), "abcdef");
+}
+
+// A symbolic link's target gets the data (the link stays a link), a dangling
+// link's target is created, and a replaced file keeps its mode.
+TEST_F(NpyTest, WriterFollowsLinksAndKeepsTheMode) {
+  fs::create_directories(dir_ / "real");
+  fs::create_symlink("real/target.npy", dir_ / "link.npy");
+  write_npy(path("link.npy"), DType::u8, {2}, "hi");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.npy"));
+  EXPECT_EQ(std::string(static_cast<const char*>(NpyArray::open(path("real/target.npy")).data()), 2), "hi");
+  write_npy(path("link.npy"), DType::u8, {2}, "yo");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.npy"));
+  EXPECT_EQ(std::string(static_cast<const char*>(NpyArray::open(path("real/target.npy")).data()), 2), "yo");
+  EXPECT_EQ(fs::directory_iterator(dir_ / "real")->path().filename(), "target.npy");  // no temporary left
+
+  write_npy(path("private.npy"), DType::u8, {1}, "a");
+  ASSERT_EQ(::chmod(path("private.npy").c_str(), 0600), 0);
+  write_npy(path("private.npy"), DType::u8, {1}, "b");
+  struct stat st {};
+  ASSERT_EQ(::stat(path("private.npy").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+}
+
+// A legal file name of 240 bytes: the temporary's name beside it must not
+// exceed the file system's 255-byte limit.
+TEST_F(NpyTest, WriterTakesLongNames) {
+  const std::string name = std::string(236, 'n') + ".npy";
+  write_npy(path(name), DType::u8, {1}, "z");
+  EXPECT_EQ(listing(), std::vector<std::string>{name});
+}
+
+// A device is written through, not replaced by a regular file.
+TEST_F(NpyTest, WriterWritesThroughDevices) {
+  struct stat before {};
+  ASSERT_EQ(::stat("/dev/null", &before), 0);
+  write_npy("/dev/null", DType::f32, {2, 2}, std::string(16, '\0').data());
+  struct stat after {};
+  ASSERT_EQ(::stat("/dev/null", &after), 0);
+  EXPECT_TRUE(S_ISCHR(after.st_mode));
+  EXPECT_EQ(after.st_rdev, before.st_rdev);
+  EXPECT_EQ(after.st_ino, before.st_ino);
 }
 
 TEST_F(NpyTest, WriterPermissionsFollowUmask) {
@@ -385,16 +478,19 @@ TEST_F(NpyTest, WriterErrors) {
   EXPECT_EQ(listing(), std::vector<std::string>{"file"});
 }
 
-TEST_F(NpyTest, LargeHeaderUsesVersion2) {
-  // A rank so large that the dict exceeds 65535 bytes.
-  const Shape shape(30000, 1);
+// Version 2.0's 4-byte header length: read (NumPy writes it for a header
+// beyond 65535 bytes, which no shape of at most 64 dims needs, so the writer
+// itself stays at 1.0).
+TEST_F(NpyTest, LargeVersion2HeaderIsRead) {
+  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1), }";
+  dict.append(70000, ' ');
   const float value = 7;
-  write_npy(path("wide.npy"), DType::f32, shape, &value);
-  const std::string raw = read_all(path("wide.npy"));
-  EXPECT_EQ(raw[6], 2);
+  write_all(path("wide.npy"), npy_bytes(dict, std::string(reinterpret_cast<const char*>(&value), 4), 2));
   NpyArray array = NpyArray::open(path("wide.npy"));
-  EXPECT_EQ(array.shape().size(), 30000u);
+  EXPECT_EQ(array.shape(), (Shape{1, 1}));
   EXPECT_EQ(*static_cast<const float*>(array.data()), 7.0f);
+  write_npy(path("deep.npy"), DType::f32, Shape(64, 1), &value);
+  EXPECT_EQ(read_all(path("deep.npy"))[6], 1);
 }
 
 }  // namespace

@@ -10,7 +10,10 @@
 
 #include "ir/ir_model.hpp"
 #include "ir/ir_run.hpp"
+#include "cli_checks.hpp"
+#include "input_file.hpp"
 #include "ir/ir_shapes.hpp"
+#include "output_directory.hpp"
 #include "partial_shape.hpp"
 
 namespace sqdiff::tools {
@@ -35,9 +38,7 @@ std::string plural(std::size_t n, const std::string& word) {
 
 void run_ir_command(const IrArgs& args) {
   using namespace sqdiff::tools::ir;
-  if (!args.bin.empty() && !std::filesystem::is_regular_file(args.bin)) {
-    throw IrError("--bin " + args.bin + ": no such file");
-  }
+  if (!args.bin.empty()) (void)InputFile::open(args.bin, "the weights file (--bin)");
   const Model model = load_model(args.model);
   std::cout << args.model << ": IR v" << model.version << (model.name.empty() ? "" : " \"" + model.name + "\"")
             << ", " << plural(model.layers.size(), "layer") << ", " << plural(model.edges.size(), "edge") << '\n';
@@ -83,46 +84,45 @@ void run_ir_command(const IrArgs& args) {
   options.seed = args.seed;
   options.bin_path = args.bin;
   options.threads = args.threads;
+  // The output directory is checked before the model runs: a directory that
+  // cannot take the results is reported before any work.
+  std::optional<StagedDirectory> staged;
+  if (!args.out_dir.empty()) staged.emplace(args.out_dir);
   const RunOutput output = run_model(model, report, options);
 
-  std::vector<std::string> files;
-  std::string inputs_dir;
-  if (!args.out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(args.out_dir, ec);
-    if (ec) throw IrError(args.out_dir + ": cannot create the output directory (" + ec.message() + ")");
-    for (const std::string& name : result_file_names(model, output)) {
-      files.push_back((std::filesystem::path(args.out_dir) / name).string());
+  // Every file is staged, then the set appears at once: the lines naming the
+  // files are printed only once they exist.
+  std::vector<std::string> input_files(output.inputs.size());
+  std::vector<std::string> result_files(output.results.size());
+  if (staged) {
+    const std::vector<std::string> input_names = random_input_file_names(model, output);
+    for (std::size_t k = 0, named = 0; k < output.inputs.size(); ++k) {
+      if (!output.inputs[k].random) continue;
+      const std::string relative = "inputs/" + input_names[named++];
+      write_tensor(staged->stage(relative), output.inputs[k].value);
+      input_files[k] = staged->final_path(relative);
     }
-    inputs_dir = (std::filesystem::path(args.out_dir) / "inputs").string();
+    const std::vector<std::string> result_names = result_file_names(model, output);
+    for (std::size_t k = 0; k < output.results.size(); ++k) {
+      write_tensor(staged->stage(result_names[k]), output.results[k].value);
+      result_files[k] = staged->final_path(result_names[k]);
+    }
+    staged->commit();
   }
-  for (const InputValue& in : output.inputs) {
+  for (std::size_t k = 0; k < output.inputs.size(); ++k) {
+    const InputValue& in = output.inputs[k];
     const Layer& layer = model.layers[in.layer];
-    std::cout << "input \"" << layer.name << "\" (layer " << layer.id << "): ";
-    if (in.random) {
-      std::cout << "random";
-      if (!inputs_dir.empty()) {
-        std::filesystem::create_directories(inputs_dir);
-        const std::string file = (std::filesystem::path(inputs_dir) / (sanitize_file_name(layer.name) + ".npy")).string();
-        write_tensor(file, in.value);
-        std::cout << ", saved as " << file;
-      }
-    } else {
-      std::cout << in.file;
-    }
-    std::cout << ", " << sqdiff::dtype_name(in.value.dtype) << " " << shape_text(in.value.shape) << ": "
+    std::cout << "input \"" << layer.name << "\" (layer " << layer.id << "): "
+              << (in.random ? "random" + (input_files[k].empty() ? "" : ", saved as " + input_files[k]) : in.file)
+              << ", " << sqdiff::dtype_name(in.value.dtype) << " " << shape_text(in.value.shape) << ": "
               << format_values(in.value, kValuesShown) << '\n';
   }
   for (std::size_t k = 0; k < output.results.size(); ++k) {
     const ResultValue& r = output.results[k];
     const Layer& layer = model.layers[r.layer];
-    std::cout << "result \"" << layer.name << "\" (layer " << layer.id << "): ";
-    if (!files.empty()) {
-      write_tensor(files[k], r.value);
-      std::cout << files[k] << ", ";
-    }
-    std::cout << sqdiff::dtype_name(r.value.dtype) << " " << shape_text(r.value.shape) << ": "
-              << format_values(r.value, kValuesShown) << '\n';
+    std::cout << "result \"" << layer.name << "\" (layer " << layer.id << "): "
+              << (result_files[k].empty() ? "" : result_files[k] + ", ") << sqdiff::dtype_name(r.value.dtype) << " "
+              << shape_text(r.value.shape) << ": " << format_values(r.value, kValuesShown) << '\n';
   }
   if (output.results.empty()) std::cout << "the model has no Result layers: nothing to write\n";
 }
@@ -139,11 +139,12 @@ void register_ir_command(CLI::App& app) {
                   "NAME=FILE.npy: data for the Parameter layer called NAME (repeat for each Parameter)")
       ->allow_extra_args(false);
   sub->add_option("--random", args->seed,
-                  "Random data for every Parameter without --input, from this seed (same seed, same data)");
+                  "Random data for every Parameter without --input, from this seed (same seed, same data)")
+      ->check(fits_in<uint64_t>());
   sub->add_option("-o,--output-dir", args->out_dir,
                   "Run the model and write each Result as DIR/<result name>.npy (random inputs: DIR/inputs/)");
   sub->add_option("--threads", args->threads, "Threads for the computation (0: the library's default)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(fits_in<int>() & CLI::NonNegativeNumber);
   sub->footer(
       "Without --input, --random or -o, only the shapes are checked: each SquaredDifference and\n"
       "Subtract layer's output shape is inferred from its inputs (auto_broadcast none, numpy or\n"

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <fstream>
-#include <iterator>
-#include <sstream>
+#include <new>
 #include <unordered_map>
 #include <utility>
+
+#include "input_file.hpp"
 
 namespace sqdiff::tools::ir {
 namespace {
@@ -50,7 +50,7 @@ std::string in_quotes(std::string_view s) { return "\"" + std::string(s) + "\"";
 // Builds the model from a parsed document, throwing IrError with lines.
 class Builder {
  public:
-  Builder(std::string_view text, std::string path) : text_(text) { model_.path = std::move(path); }
+  Builder(std::string_view text, std::string path) : lines_(text) { model_.path = std::move(path); }
 
   Model build(const pugi::xml_document& doc) {
     const pugi::xml_node net = doc.document_element();
@@ -82,7 +82,7 @@ class Builder {
   }
 
  private:
-  std::size_t line(const pugi::xml_node& node) const { return line_of_offset(text_, node.offset_debug()); }
+  std::size_t line(const pugi::xml_node& node) const { return lines_.line_of(node.offset_debug()); }
 
   [[noreturn]] void fail(std::size_t at, const std::string& message) const {
     throw IrError(model_.where(at) + message);
@@ -286,7 +286,7 @@ class Builder {
     fail(model_.layers[cycle.front()].line, "the graph has a cycle: " + text);
   }
 
-  std::string_view text_;
+  LineIndex lines_;
   Model model_;
   std::unordered_map<int64_t, std::size_t> layer_index_;
 };
@@ -320,11 +320,22 @@ std::string Model::describe(const Layer& layer) const {
          (layer.type.empty() ? std::string("no type") : layer.type) + ", line " + std::to_string(layer.line) + ")";
 }
 
-std::size_t line_of_offset(std::string_view text, std::ptrdiff_t offset) {
-  if (offset < 0) return 0;
-  const auto end = std::min(static_cast<std::size_t>(offset), text.size());
-  return 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
+LineIndex::LineIndex(std::string_view text) : size_(text.size()) {
+  line_starts_.push_back(0);
+  for (std::size_t i = text.find('\n'); i != std::string_view::npos; i = text.find('\n', i + 1)) {
+    line_starts_.push_back(i + 1);
+  }
 }
+
+std::size_t LineIndex::line_of(std::ptrdiff_t offset) const {
+  if (offset < 0) return 0;
+  // A newline at the very end starts no line of its own: clamp into the text.
+  const std::size_t at = std::min(static_cast<std::size_t>(offset), size_ == 0 ? 0 : size_ - 1);
+  return static_cast<std::size_t>(std::upper_bound(line_starts_.begin(), line_starts_.end(), at) -
+                                  line_starts_.begin());
+}
+
+std::size_t line_of_offset(std::string_view text, std::ptrdiff_t offset) { return LineIndex(text).line_of(offset); }
 
 std::optional<int64_t> parse_int(std::string_view text) {
   text = trim(text);
@@ -357,11 +368,21 @@ Model parse_model(std::string_view xml_text, std::string path) {
 }
 
 Model load_model(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IrError(path + ": cannot open the model file");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw IrError(path + ": cannot read the model file");
-  return parse_model(text, path);
+  std::string text;
+  try {
+    text = InputFile::open(path, "the model file").read_all(kMaxModelBytes);
+  } catch (const IrError&) {
+    throw;
+  } catch (const sqdiff::Error& e) {
+    throw IrError(e.what());
+  } catch (const std::bad_alloc&) {
+    throw IrError(path + ": out of memory reading the model file");
+  }
+  try {
+    return parse_model(text, path);
+  } catch (const std::bad_alloc&) {
+    throw IrError(path + ": out of memory parsing the model (" + std::to_string(text.size()) + " bytes)");
+  }
 }
 
 }  // namespace sqdiff::tools::ir

@@ -12,7 +12,9 @@
 #include <set>
 #include <sstream>
 
+#include "input_file.hpp"
 #include "npy.hpp"
+#include "shape_count.hpp"
 #include "sqdiff/bfloat16.hpp"
 #include "sqdiff/float16.hpp"
 #include "sqdiff/ops.hpp"
@@ -24,14 +26,6 @@ namespace {
 constexpr int64_t kMaxRandomBytes = int64_t{1} << 30;
 
 std::string in_quotes(std::string_view s) { return "\"" + std::string(s) + "\""; }
-
-std::optional<int64_t> checked_count(const sqdiff::Shape& shape) {
-  int64_t count = 1;
-  for (const int64_t d : shape) {
-    if (d < 0 || __builtin_mul_overflow(count, d, &count)) return std::nullopt;
-  }
-  return count;
-}
 
 // Uninitialised storage, 64-byte aligned, owned by a shared_ptr.
 std::shared_ptr<void> allocate(std::size_t bytes) {
@@ -134,7 +128,7 @@ void fill_random(void* data, sqdiff::DType dtype, int64_t count, SplitMix64& rng
 // Copies a strided tensor into dense row-major storage, element by element.
 void copy_dense(const Tensor& t, void* out) {
   const std::size_t size = sqdiff::dtype_size(t.dtype);
-  const auto count = checked_count(t.shape).value_or(0);
+  const auto count = element_count(t.shape).value_or(0);
   if (count == 0) return;
   if (t.strides.empty()) {
     std::memcpy(out, t.data, static_cast<std::size_t>(count) * size);
@@ -158,7 +152,8 @@ void copy_dense(const Tensor& t, void* out) {
 // The .bin file, read a Const at a time.
 class Weights {
  public:
-  Weights(const Model& model, std::string path) : model_(model), path_(std::move(path)) {}
+  Weights(const Model& model, std::string path, int64_t max_tensor_bytes)
+      : model_(model), path_(std::move(path)), max_tensor_bytes_(max_tensor_bytes) {}
 
   // Checks the Const's offset and size against its shape, type and the file;
   // returns {offset, size}. Throws IrError.
@@ -175,11 +170,9 @@ class Weights {
     };
     const int64_t offset = attr("offset");
     const int64_t size = attr("size");
-    const auto count = checked_count(shape);
-    int64_t expected = 0;
-    if (!count || __builtin_mul_overflow(*count, static_cast<int64_t>(sqdiff::dtype_size(dtype)), &expected)) {
-      throw IrError(where + "the shape " + format_shape(shape) + " is too large");
-    }
+    const std::optional<int64_t> bytes = byte_count(shape, sqdiff::dtype_size(dtype));
+    if (!bytes) throw IrError(where + "the shape " + format_shape(shape) + " is too large");
+    const int64_t expected = *bytes;
     if (size != expected) {
       throw IrError(where + "size=" + std::to_string(size) + " does not match the shape " + format_shape(shape) +
                     " of " + std::string(sqdiff::dtype_name(dtype)) + " (" + std::to_string(expected) + " bytes)");
@@ -191,33 +184,45 @@ class Weights {
                     (end < 0 ? std::string("overflow") : std::to_string(end)) + " bytes is beyond the end of " +
                     path_ + " (" + std::to_string(file_size_) + " bytes)");
     }
+    if (size > max_tensor_bytes_) {
+      throw IrError(where + "its " + std::to_string(size) + " bytes are more than the limit of " +
+                    std::to_string(max_tensor_bytes_) + " bytes per tensor");
+    }
     return {offset, size};
   }
 
   Tensor read(const Layer& layer, sqdiff::DType dtype, const sqdiff::Shape& shape) {
     const std::string where = model_.where(layer.has_data ? layer.data_line : layer.line) + model_.describe(layer) + ": ";
     const auto [offset, size] = locate(layer, dtype, shape);
-    auto storage = allocate(static_cast<std::size_t>(size));
-    file_.seekg(offset);
-    file_.read(static_cast<char*>(storage.get()), size);
-    if (!file_) throw IrError(where + "cannot read " + std::to_string(size) + " bytes at offset " + std::to_string(offset) + " of " + path_);
+    std::shared_ptr<void> storage;
+    try {
+      storage = allocate(static_cast<std::size_t>(size));
+    } catch (const std::bad_alloc&) {
+      throw IrError(where + "out of memory for its " + std::to_string(size) + " bytes");
+    }
+    try {
+      file_->read_at(offset, size, storage.get());
+    } catch (const sqdiff::Error& e) {
+      throw IrError(where + e.what());
+    }
     return dense_tensor(dtype, shape, std::move(storage));
   }
 
  private:
   void open() {
-    if (file_.is_open()) return;
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path_, ec);
-    if (ec) throw IrError(path_ + ": cannot read the weights file for the Const layers (" + ec.message() + "); pass --bin FILE");
-    file_.open(path_, std::ios::binary);
-    if (!file_) throw IrError(path_ + ": cannot open the weights file");
-    file_size_ = static_cast<int64_t>(size);
+    if (file_) return;
+    try {
+      file_.emplace(InputFile::open(path_, "the weights file for the Const layers"));
+    } catch (const sqdiff::Error& e) {
+      throw IrError(std::string(e.what()) + "; pass --bin FILE");
+    }
+    file_size_ = file_->size();
   }
 
   const Model& model_;
   std::string path_;
-  std::ifstream file_;
+  int64_t max_tensor_bytes_;
+  std::optional<InputFile> file_;
   int64_t file_size_ = 0;
 };
 
@@ -276,7 +281,8 @@ class Runner {
       : model_(model),
         report_(report),
         options_(options),
-        weights_(model, options.bin_path.empty() ? default_bin_path(model.path) : options.bin_path) {
+        weights_(model, options.bin_path.empty() ? default_bin_path(model.path) : options.bin_path,
+                 options.max_tensor_bytes) {
     values_.resize(model.layers.size());
     for (std::size_t i = 0; i < model.layers.size(); ++i) values_[i].resize(model.layers[i].outputs.size());
   }
@@ -304,6 +310,15 @@ class Runner {
 
  private:
   std::string where(const Layer& layer) const { return model_.where(layer.line) + model_.describe(layer) + ": "; }
+
+  // allocate(), with running out of memory reported at the layer.
+  std::shared_ptr<void> allocate_for(const Layer& layer, std::size_t bytes) const {
+    try {
+      return allocate(bytes);
+    } catch (const std::bad_alloc&) {
+      throw IrError(where(layer) + "out of memory for " + std::to_string(bytes) + " bytes");
+    }
+  }
 
   sqdiff::DType dtype_of(std::size_t i) const {
     const Layer& layer = model_.layers[i];
@@ -393,17 +408,15 @@ class Runner {
       }
       sqdiff::Shape shape;
       for (const Dim& d : partial.dims) shape.push_back(random_size_for(d));
-      const auto count = checked_count(shape);
-      int64_t bytes = 0;
-      if (!count || __builtin_mul_overflow(*count, static_cast<int64_t>(sqdiff::dtype_size(dtype)), &bytes) ||
-          bytes > std::min(kMaxRandomBytes, options_.max_tensor_bytes)) {
+      const std::optional<int64_t> bytes = byte_count(shape, sqdiff::dtype_size(dtype));
+      if (!bytes || *bytes > std::min(kMaxRandomBytes, options_.max_tensor_bytes)) {
         throw IrError(where(layer) + "random data of shape " + format_shape(shape) +
                       " would be larger than the limit for random data (" +
                       std::to_string(std::min(kMaxRandomBytes, options_.max_tensor_bytes)) + " bytes); pass --input " + layer.name + "=FILE.npy");
       }
-      auto storage = allocate(static_cast<std::size_t>(bytes));
+      auto storage = allocate_for(layer, static_cast<std::size_t>(*bytes));
       SplitMix64 rng{*options_.seed ^ fnv1a(layer.name) ^ (stream_[i] * 0xD1B54A32D192ED03ull)};
-      fill_random(storage.get(), dtype, *count, rng);
+      fill_random(storage.get(), dtype, *element_count(shape), rng);
       in.value = dense_tensor(dtype, shape, std::move(storage));
     } else {
       throw IrError(where(layer) + "needs data: pass --input " + layer.name + "=FILE.npy, or --random SEED");
@@ -426,15 +439,13 @@ class Runner {
         throw IrError(where(layer) + "the inputs " + format_shape(a.shape) + " and " + format_shape(b.shape) +
                       " give " + format_shape(shape) + ", outside its shape " + format_partial_shape(declared));
       }
-      const auto count = checked_count(shape);
-      int64_t bytes = 0;
-      if (!count || __builtin_mul_overflow(*count, static_cast<int64_t>(sqdiff::dtype_size(a.dtype)), &bytes) ||
-          bytes > options_.max_tensor_bytes) {
+      const std::optional<int64_t> bytes = byte_count(shape, sqdiff::dtype_size(a.dtype));
+      if (!bytes || *bytes > options_.max_tensor_bytes) {
         throw IrError(where(layer) + "the output " + format_shape(shape) + " of " +
                       std::string(sqdiff::dtype_name(a.dtype)) + " is larger than the limit of " +
                       std::to_string(options_.max_tensor_bytes) + " bytes");
       }
-      Tensor out = dense_tensor(a.dtype, shape, allocate(static_cast<std::size_t>(bytes)));
+      Tensor out = dense_tensor(a.dtype, shape, allocate_for(layer, static_cast<std::size_t>(*bytes)));
       const sqdiff::TensorView view{const_cast<void*>(out.data), out.dtype, out.shape, {}};
       if (layer.type == "SquaredDifference") {
         sqdiff::squared_difference(a.view(), b.view(), view, options);
@@ -469,7 +480,7 @@ class Runner {
 
 }  // namespace
 
-int64_t Tensor::element_count() const { return checked_count(shape).value_or(-1); }
+int64_t Tensor::element_count() const { return tools::element_count(shape).value_or(-1); }
 
 void check_runnable(const Model& model) {
   for (const Layer& layer : model.layers) {
@@ -507,7 +518,7 @@ RunOutput run_model(const Model& model, const ShapeReport& report, const RunOpti
 
 std::vector<std::string> check_weights(const Model& model, const ShapeReport& report, const std::string& bin_path) {
   std::vector<std::string> problems;
-  Weights weights(model, bin_path);
+  Weights weights(model, bin_path, RunOptions{}.max_tensor_bytes);
   for (std::size_t i = 0; i < model.layers.size(); ++i) {
     const Layer& layer = model.layers[i];
     if (layer.type != "Const" || report.types[i].empty()) continue;
@@ -542,13 +553,13 @@ std::string sanitize_file_name(std::string_view name) {
   return out;
 }
 
-std::vector<std::string> result_file_names(const Model& model, const RunOutput& output) {
+std::vector<std::string> unique_file_names(const Model& model, const std::vector<std::size_t>& layers) {
   std::vector<std::string> names;
   std::set<std::string> used;
   std::map<std::string, int> count;
-  for (const ResultValue& r : output.results) ++count[sanitize_file_name(model.layers[r.layer].name)];
-  for (const ResultValue& r : output.results) {
-    const Layer& layer = model.layers[r.layer];
+  for (const std::size_t i : layers) ++count[sanitize_file_name(model.layers[i].name)];
+  for (const std::size_t i : layers) {
+    const Layer& layer = model.layers[i];
     std::string base = sanitize_file_name(layer.name);
     if (count[base] > 1) base += "_" + std::to_string(layer.id);
     std::string name = base + ".npy";
@@ -559,19 +570,32 @@ std::vector<std::string> result_file_names(const Model& model, const RunOutput& 
   return names;
 }
 
+std::vector<std::string> result_file_names(const Model& model, const RunOutput& output) {
+  std::vector<std::size_t> layers;
+  for (const ResultValue& r : output.results) layers.push_back(r.layer);
+  return unique_file_names(model, layers);
+}
+
+std::vector<std::string> random_input_file_names(const Model& model, const RunOutput& output) {
+  std::vector<std::size_t> layers;
+  for (const InputValue& in : output.inputs) {
+    if (in.random) layers.push_back(in.layer);
+  }
+  return unique_file_names(model, layers);
+}
+
 void write_tensor(const std::string& path, const Tensor& value) {
   if (value.strides.empty()) {
     write_npy(path, value.dtype, value.shape, value.data);
     return;
   }
-  const auto count = checked_count(value.shape).value_or(0);
-  auto dense = allocate(static_cast<std::size_t>(count) * sqdiff::dtype_size(value.dtype));
+  auto dense = allocate(static_cast<std::size_t>(byte_count(value.shape, sqdiff::dtype_size(value.dtype)).value_or(0)));
   copy_dense(value, dense.get());
   write_npy(path, value.dtype, value.shape, dense.get());
 }
 
 std::string format_values(const Tensor& value, std::size_t count) {
-  const auto total = checked_count(value.shape).value_or(0);
+  const auto total = tools::element_count(value.shape).value_or(0);
   const std::size_t n = std::min<std::size_t>(count, static_cast<std::size_t>(total));
   const std::size_t size = sqdiff::dtype_size(value.dtype);
   // Row-major walk over the first n elements through the strides.

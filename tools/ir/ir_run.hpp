@@ -92,10 +92,17 @@ int64_t random_size_for(const Dim& dim);
 // names become "result". At most 200 characters.
 std::string sanitize_file_name(std::string_view name);
 
-// The file name (without directory) of each Result in `output.results`:
-// sanitize_file_name(name) + ".npy", with "_<layer id>" added before ".npy"
-// when two Results would otherwise share a file.
+// One file name (without directory) per layer: sanitize_file_name(name) +
+// ".npy", with "_<layer id>" added before ".npy" when two layers' names
+// sanitize alike (or repeat), so that no two layers share a file.
+std::vector<std::string> unique_file_names(const Model& model, const std::vector<std::size_t>& layers);
+
+// unique_file_names of the Results in `output.results`, in that order.
 std::vector<std::string> result_file_names(const Model& model, const RunOutput& output);
+
+// unique_file_names of the random inputs in `output.inputs` (those with
+// `random` set), in that order: where --random inputs are saved.
+std::vector<std::string> random_input_file_names(const Model& model, const RunOutput& output);
 
 // Writes `value` to `path` as .npy, atomically (bf16 as "<u2").
 void write_tensor(const std::string& path, const Tensor& value);
