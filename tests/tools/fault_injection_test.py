@@ -1,0 +1,402 @@
+#!/usr/bin/python3
+"""Fault-injection tests of the `sqdiff` program: a full disk, `ulimit -f`, fatal
+signals in the middle of a run, inputs that change underneath, read-only and
+missing directories, and non-regular inputs.
+
+Run by CTest (tests/tools/CMakeLists.txt) as `fault_injection_test.py -v CLASS`
+with the environment variables SQDIFF_BIN (the program) and SQDIFF_TEST_TMP (a
+scratch directory), like cli_test.py. By hand:
+    SQDIFF_BIN=build/tools/sqdiff /usr/bin/python3 tests/tools/fault_injection_test.py -v
+
+What every case asserts (the behaviour the CLI must have):
+- the exit status is exactly the expected one (1 for a failed job);
+- stderr is exactly one line, starting "sqdiff: error: " and naming the file or
+  directory concerned and the reason;
+- nothing is left behind: the output's directory holds exactly what it held
+  before (so no `.OUT.npy.tmp-PID-N` temporary), and for `sqdiff ir -o DIR` the
+  parent of DIR holds exactly what it held before (no staging directory);
+- an existing destination keeps its bytes and its mode.
+
+A full disk and a read-only file system are small tmpfs mounts made in a private
+mount namespace (`unshare --mount`, or `unshare --user --map-root-user --mount`
+when not root), so that nothing is mounted on the host; the state of the mount
+after the run is copied out (`cp -a`) before the namespace goes away.
+"""
+
+import hashlib
+import os
+import resource
+import shlex
+import shutil
+import signal
+import stat
+import subprocess
+import tempfile
+import time
+import unittest
+
+import numpy as np
+
+SQDIFF = os.environ.get("SQDIFF_BIN", "sqdiff")
+if os.sep in SQDIFF:
+    SQDIFF = os.path.abspath(SQDIFF)
+TMP_ROOT = os.path.abspath(os.environ.get("SQDIFF_TEST_TMP", tempfile.gettempdir()))
+
+# Seconds a small job may take before it counts as hung.
+QUICK = 10
+
+IS_ROOT = os.geteuid() == 0
+
+
+# --- a model with three Results of different sizes ------------------------------------
+
+def _port(port_id, shape):
+    return '<port id="%d" precision="FP32">%s</port>' % (port_id, "".join("<dim>%d</dim>" % d for d in shape))
+
+
+def _parameter(layer_id, name, shape):
+    return ('<layer id="%d" name="%s" type="Parameter" version="opset1">'
+            '<data shape="%s" element_type="f32"/><output>%s</output></layer>'
+            % (layer_id, name, ",".join(map(str, shape)), _port(0, shape)))
+
+
+def _op(layer_id, name, op, a, b, out):
+    return ('<layer id="%d" name="%s" type="%s" version="opset1"><data auto_broadcast="numpy"/>'
+            '<input>%s%s</input><output>%s</output></layer>' % (layer_id, name, op, _port(0, a), _port(1, b),
+                                                                 _port(2, out)))
+
+
+def _result(layer_id, name, shape):
+    return '<layer id="%d" name="%s" type="Result" version="opset1"><input>%s</input></layer>' % (
+        layer_id, name, _port(0, shape))
+
+
+def _edge(from_layer, from_port, to_layer, to_port):
+    return '<edge from-layer="%d" from-port="%d" to-layer="%d" to-port="%d"/>' % (
+        from_layer, from_port, to_layer, to_port)
+
+
+A_SHAPE, B_SHAPE, C_SHAPE = (256, 1), (1, 2048), (1, 1)
+# Results in file order: 1 KiB, 8 KiB and 2 MiB of f32 (plus a 128-byte header each); each depends on
+# the random inputs, so runs with different seeds write different bytes.
+RESULTS = {"r_small": A_SHAPE, "r_medium": B_SHAPE, "r_large": (256, 2048)}
+THREE_RESULTS_XML = "\n".join([
+    '<?xml version="1.0"?>',
+    '<net name="three_results" version="11">',
+    "<layers>",
+    _parameter(0, "a", A_SHAPE),
+    _parameter(1, "b", B_SHAPE),
+    _parameter(2, "c", C_SHAPE),
+    _op(3, "a_minus_c", "Subtract", A_SHAPE, C_SHAPE, A_SHAPE),
+    _op(4, "b_minus_c", "Subtract", B_SHAPE, C_SHAPE, B_SHAPE),
+    _op(5, "a_sd_b", "SquaredDifference", A_SHAPE, B_SHAPE, RESULTS["r_large"]),
+    _result(6, "r_small", A_SHAPE),
+    _result(7, "r_medium", B_SHAPE),
+    _result(8, "r_large", RESULTS["r_large"]),
+    "</layers>",
+    "<edges>",
+    _edge(0, 0, 3, 0), _edge(2, 0, 3, 1),
+    _edge(1, 0, 4, 0), _edge(2, 0, 4, 1),
+    _edge(0, 0, 5, 0), _edge(1, 0, 5, 1),
+    _edge(3, 2, 6, 0), _edge(4, 2, 7, 0), _edge(5, 2, 8, 0),
+    "</edges>",
+    "</net>",
+    "",
+])
+
+
+# --- helpers ---------------------------------------------------------------------------
+
+def tree_state(root):
+    """{relative path: (kind, mode, sha256 of the contents)} of everything under root."""
+    state = {}
+    for directory, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = os.path.join(directory, name)
+            st = os.lstat(path)
+            digest = None
+            if stat.S_ISREG(st.st_mode):
+                with open(path, "rb") as f:
+                    digest = hashlib.sha256(f.read()).hexdigest()
+            state[os.path.relpath(path, root)] = (stat.S_IFMT(st.st_mode), stat.S_IMODE(st.st_mode), digest)
+    return state
+
+
+def file_state(path):
+    """(mode, contents) of a file."""
+    with open(path, "rb") as f:
+        return stat.S_IMODE(os.stat(path).st_mode), f.read()
+
+
+def limit_file_size(limit):
+    """A preexec_fn: RLIMIT_FSIZE = limit bytes (`ulimit -f`)."""
+    def apply():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
+
+
+def no_core_dumps():
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def as_unprivileged_user():
+    """The command prefix that drops root (root ignores permission bits), or nothing when not root."""
+    if IS_ROOT:
+        return ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+    return []
+
+
+def mount_namespace_prefix():
+    """A private mount namespace: as root directly, otherwise inside a user namespace."""
+    if IS_ROOT:
+        return ["unshare", "--mount", "--propagation", "private"]
+    return ["unshare", "--user", "--map-root-user", "--mount", "--propagation", "private"]
+
+
+class Outcome:
+    """What one sqdiff run gave: returncode (negative: killed by that signal), stdout, stderr."""
+
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+class FaultTestCase(unittest.TestCase):
+    def setUp(self):
+        os.makedirs(TMP_ROOT, exist_ok=True)
+        self.dir = tempfile.mkdtemp(prefix=self.id().split(".")[-1] + "-", dir=TMP_ROOT)
+        # Readable by the unprivileged user of the permission tests.
+        os.chmod(self.dir, 0o755)
+
+    def tearDown(self):
+        for directory, dirs, _ in os.walk(self.dir):
+            for name in dirs:
+                path = os.path.join(directory, name)
+                if not os.path.islink(path):
+                    os.chmod(path, 0o755)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def path(self, *names):
+        return os.path.join(self.dir, *names)
+
+    def mkdir(self, *names):
+        path = self.path(*names)
+        os.makedirs(path)
+        return path
+
+    def save(self, name, array):
+        path = self.path(name)
+        np.save(path, array)
+        os.chmod(path, 0o644)
+        return path
+
+    def small_inputs(self):
+        """a [1024,1] and b [1024] f32: a 4 MiB output [1024,1024]."""
+        rng = np.random.default_rng(3)
+        a = self.save("a.npy", rng.standard_normal((1024, 1)).astype(np.float32))
+        b = self.save("b.npy", rng.standard_normal(1024).astype(np.float32))
+        return a, b
+
+    def model(self):
+        path = self.path("three_results.xml")
+        with open(path, "w") as f:
+            f.write(THREE_RESULTS_XML)
+        os.chmod(path, 0o644)
+        return path
+
+    def sqdiff(self, args, prefix=(), timeout=QUICK, preexec_fn=None):
+        """Runs sqdiff ARGS; a run that does not end within `timeout` seconds fails the test."""
+        command = list(prefix) + [SQDIFF] + [str(a) for a in args]
+        try:
+            proc = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True, timeout=timeout, preexec_fn=preexec_fn, restore_signals=True,
+                                  cwd=self.dir)
+        except subprocess.TimeoutExpired:
+            self.fail("hung: %s did not finish within %d s (it was killed)" % (shlex.join(command), timeout))
+        return Outcome(proc.returncode, proc.stdout, proc.stderr)
+
+    def assert_error(self, outcome, *fragments, status=1):
+        """Exit status `status`, and stderr exactly one line "sqdiff: error: ..." holding every fragment."""
+        if outcome.returncode < 0:
+            self.fail("killed by %s; stderr: %r" % (signal.Signals(-outcome.returncode).name, outcome.stderr))
+        self.assertEqual(outcome.returncode, status, "stderr: %r" % outcome.stderr)
+        lines = outcome.stderr.split("\n")
+        self.assertEqual(len(lines), 2, "expected exactly one line on stderr, got %r" % outcome.stderr)
+        self.assertEqual(lines[1], "", "stderr must end with a newline: %r" % outcome.stderr)
+        self.assertTrue(lines[0].startswith("sqdiff: error: "), "stderr: %r" % outcome.stderr)
+        for fragment in fragments:
+            self.assertIn(fragment, lines[0])
+        return lines[0]
+
+    def assert_same_tree(self, after, before):
+        """Two tree_state()s are equal; otherwise the message lists what changed, path by path."""
+        changes = []
+        for name in sorted(set(before) | set(after)):
+            was, now = before.get(name), after.get(name)
+            if was is None:
+                changes.append("%s: new" % name)
+            elif now is None:
+                changes.append("%s: removed" % name)
+            elif was[1] != now[1]:
+                changes.append("%s: mode %o became %o" % (name, was[1], now[1]))
+            if was is not None and now is not None and was[2] != now[2]:
+                changes.append("%s: contents changed" % name)
+        if changes:
+            self.fail("the existing output changed: " + "; ".join(changes))
+
+    def assert_listing(self, directory, expected):
+        """The directory holds exactly `expected` (hidden names included: no temporary, no staging)."""
+        found = sorted(os.listdir(directory))
+        if found != sorted(expected):
+            tree = sorted(tree_state(directory))
+            self.fail("%s holds %s, expected %s" % (directory, tree, sorted(expected)))
+
+    def in_mount_namespace(self, body, mount_point, size):
+        """Runs the shell script `body` in a private mount namespace where `mount_point` is a tmpfs of
+        `size` (e.g. "1m"). In the script, `sqdiff LABEL ARGS...` runs the program (its stdout, stderr and
+        status are kept under LABEL), and `snapshot LABEL` copies the tmpfs out (see snapshot_path).
+        Returns {label: Outcome}."""
+        self.ns_dir = self.mkdir("ns-results")
+        prelude = """
+set -eu
+sqdiff() {
+    label=$1; shift
+    set +e
+    "$SQDIFF_BIN" "$@" >"$NS_DIR/$label.stdout" 2>"$NS_DIR/$label.stderr"
+    echo $? >"$NS_DIR/$label.status"
+    set -e
+}
+snapshot() {
+    mkdir "$NS_DIR/$1.tree"
+    cp -a "$MNT/." "$NS_DIR/$1.tree/"
+}
+mount -t tmpfs -o size=$SIZE,mode=0755 tmpfs "$MNT"
+"""
+        env = dict(os.environ, SQDIFF_BIN=SQDIFF, NS_DIR=self.ns_dir, MNT=mount_point, SIZE=size)
+        command = mount_namespace_prefix() + ["sh", "-c", prelude + body]
+        proc = subprocess.run(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, timeout=120, cwd=self.dir)
+        self.assertEqual(proc.returncode, 0, "the namespace script failed: " + proc.stdout)
+        outcomes = {}
+        for name in os.listdir(self.ns_dir):
+            if name.endswith(".status"):
+                label = name[:-len(".status")]
+                with open(os.path.join(self.ns_dir, name)) as f:
+                    status = int(f.read())
+                if status > 128:  # the shell's way of saying "killed by signal status - 128"
+                    status = 128 - status
+                with open(os.path.join(self.ns_dir, label + ".stdout")) as f:
+                    out = f.read()
+                with open(os.path.join(self.ns_dir, label + ".stderr")) as f:
+                    err = f.read()
+                outcomes[label] = Outcome(status, out, err)
+        return outcomes
+
+    def snapshot_path(self, label, *names):
+        """Where `snapshot LABEL` copied the tmpfs (and names inside it)."""
+        return os.path.join(self.ns_dir, label + ".tree", *names)
+
+
+q = shlex.quote
+
+
+# --- 1. a full disk ---------------------------------------------------------------------
+
+class DiskFullTest(FaultTestCase):
+    """The output's directory is a small tmpfs."""
+
+    def test_run_output_larger_than_the_disk(self):
+        a, b = self.small_inputs()
+        mnt = self.mkdir("mnt")
+        out = os.path.join(mnt, "o.npy")
+        outcomes = self.in_mount_namespace(
+            "sqdiff run run --op squared_difference %s %s -o %s\nsnapshot after\n" % (q(a), q(b), q(out)),
+            mnt, "1m")
+        self.assert_error(outcomes["run"], out, "No space left on device")
+        self.assertEqual(outcomes["run"].stdout, "")
+        self.assert_listing(self.snapshot_path("after"), [])
+
+    def test_run_existing_output_is_kept(self):
+        a, b = self.small_inputs()
+        old = self.save("old.npy", np.arange(100, dtype=np.int16))
+        mnt = self.mkdir("mnt")
+        out = os.path.join(mnt, "o.npy")
+        outcomes = self.in_mount_namespace(
+            "cp %s %s\nchmod 0640 %s\n" % (q(old), q(out), q(out)) +
+            "sqdiff run run --op squared_difference %s %s -o %s\nsnapshot after\n" % (q(a), q(b), q(out)),
+            mnt, "1m")
+        self.assert_error(outcomes["run"], out, "No space left on device")
+        self.assert_listing(self.snapshot_path("after"), ["o.npy"])
+        self.assertEqual(file_state(self.snapshot_path("after", "o.npy")), (0o640, file_state(old)[1]))
+
+    def test_ir_later_result_does_not_fit(self):
+        # 1 MiB: the random inputs, r_small and r_medium fit, r_large (2 MiB) does not.
+        model = self.model()
+        mnt = self.mkdir("mnt")
+        out = os.path.join(mnt, "out")
+        outcomes = self.in_mount_namespace(
+            "sqdiff ir ir %s --random 1 -o %s\nsnapshot after\n" % (q(model), q(out)), mnt, "1m")
+        self.assert_error(outcomes["ir"], out, "No space left on device")
+        self.assert_listing(self.snapshot_path("after"), [])  # no out, no staging directory
+
+    def test_ir_existing_output_directory_is_kept(self):
+        # 3 MiB: an earlier run's output (2.04 MiB) fits, a second copy of it does not.
+        model = self.model()
+        mnt = self.mkdir("mnt")
+        out = os.path.join(mnt, "out")
+        outcomes = self.in_mount_namespace(
+            "sqdiff first ir %s --random 1 -o %s\n" % (q(model), q(out)) +
+            "chmod 0600 %s\n" % q(os.path.join(out, "r_small.npy")) +
+            "snapshot before\n"
+            "sqdiff second ir %s --random 2 -o %s\n" % (q(model), q(out)) +
+            "snapshot after\n", mnt, "3m")
+        self.assertEqual(outcomes["first"].returncode, 0, outcomes["first"].stderr)
+        before = tree_state(self.snapshot_path("before"))
+        self.assertEqual(sorted(before), ["out", "out/inputs", "out/inputs/a.npy", "out/inputs/b.npy",
+                                          "out/inputs/c.npy", "out/r_large.npy", "out/r_medium.npy",
+                                          "out/r_small.npy"])
+        self.assert_error(outcomes["second"], out, "No space left on device")
+        self.assert_listing(self.snapshot_path("after"), ["out"])
+        self.assert_same_tree(tree_state(self.snapshot_path("after")), before)
+
+
+# --- 2. ulimit -f ------------------------------------------------------------------------
+
+class FileSizeLimitTest(FaultTestCase):
+    """RLIMIT_FSIZE below the output's size: a clear error, not death by SIGXFSZ."""
+
+    def assert_size_limit_error(self, outcome, path):
+        line = self.assert_error(outcome, path)
+        self.assertTrue("ulimit -f" in line or "file size limit" in line.lower(),
+                        "the message does not mention the file size limit (ulimit -f): %r" % line)
+
+    def test_run_output_over_the_limit(self):
+        a, b = self.small_inputs()
+        out_dir = self.mkdir("out")
+        out = os.path.join(out_dir, "o.npy")
+        outcome = self.sqdiff(["run", "--op", "subtract", a, b, "-o", out], preexec_fn=limit_file_size(1 << 20))
+        self.assert_size_limit_error(outcome, out)
+        self.assert_listing(out_dir, [])
+
+    def test_run_existing_output_is_kept(self):
+        a, b = self.small_inputs()
+        out_dir = self.mkdir("out")
+        out = self.save(os.path.join("out", "o.npy"), np.arange(10, dtype=np.uint8))
+        os.chmod(out, 0o640)
+        before = file_state(out)
+        outcome = self.sqdiff(["run", "--op", "subtract", a, b, "-o", out], preexec_fn=limit_file_size(1 << 20))
+        self.assert_size_limit_error(outcome, out)
+        self.assert_listing(out_dir, ["o.npy"])
+        self.assertEqual(file_state(out), before)
+
+    def test_ir_result_over_the_limit(self):
+        # 64 KiB: the inputs, r_small and r_medium are under the limit, r_large is not.
+        model = self.model()
+        parent = self.mkdir("parent")
+        out = os.path.join(parent, "out")
+        outcome = self.sqdiff(["ir", model, "--random", "1", "-o", out], preexec_fn=limit_file_size(64 << 10))
+        self.assert_size_limit_error(outcome, out)
+        self.assert_listing(parent, [])
+
+
+if __name__ == "__main__":
+    unittest.main()
