@@ -250,6 +250,64 @@ class FaultTestCase(unittest.TestCase):
             tree = sorted(tree_state(directory))
             self.fail("%s holds %s, expected %s" % (directory, tree, sorted(expected)))
 
+    # --- a large run, stopped in the middle ---
+
+    def start(self, args):
+        """Starts sqdiff ARGS in the background (no core files: some signals below dump core)."""
+        return subprocess.Popen([SQDIFF] + [str(a) for a in args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, preexec_fn=no_core_dumps, restore_signals=True,
+                                cwd=self.dir)
+
+    def temporaries(self, directory):
+        return [name for name in os.listdir(directory) if ".tmp-" in name]
+
+    def wait_for_temporary(self, proc, directory, timeout=30):
+        """Polls until the output's temporary exists in `directory`."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self.temporaries(directory):
+                return
+            if proc.poll() is not None:
+                self.fail("sqdiff ended (status %d) before its temporary appeared; stderr: %r" % (
+                    proc.returncode, proc.stderr.read()))
+            time.sleep(0.001)
+        self.fail("no temporary appeared in %s within %d s" % (directory, timeout))
+
+    def stop(self, proc):
+        """SIGSTOP, and waits until every thread of the process is stopped."""
+        os.kill(proc.pid, signal.SIGSTOP)
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            states = []
+            try:
+                for task in os.listdir("/proc/%d/task" % proc.pid):
+                    with open("/proc/%d/task/%s/stat" % (proc.pid, task)) as f:
+                        states.append(f.read().rsplit(")", 1)[1].split()[0])
+            except OSError:
+                pass  # a thread ended while we looked
+            if states and all(state in "tTZ" for state in states):
+                return
+            time.sleep(0.001)
+        self.fail("sqdiff did not stop within 10 s")
+
+    def finish(self, proc, timeout=120):
+        """Waits for the process; a hang fails the test."""
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            self.fail("hung: sqdiff did not finish within %d s (it was killed)" % timeout)
+        return Outcome(proc.returncode, out, err)
+
+    def kill_if_running(self, proc):
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            os.kill(proc.pid, signal.SIGCONT)
+        proc.communicate()
+
+    # --- a full disk, a read-only file system: tmpfs in a private mount namespace ---
+
     def in_mount_namespace(self, body, mount_point, size):
         """Runs the shell script `body` in a private mount namespace where `mount_point` is a tmpfs of
         `size` (e.g. "1m"). In the script, `sqdiff LABEL ARGS...` runs the program (its stdout, stderr and
@@ -397,6 +455,101 @@ class FileSizeLimitTest(FaultTestCase):
         self.assert_size_limit_error(outcome, out)
         self.assert_listing(parent, [])
 
+
+# --- 3. fatal signals in the middle of a large run ---------------------------------------
+
+def large_input(path, rows, cols, data_rows, seed):
+    """A sparse f32 .npy file [rows, cols]: zeros (holes) except the random rows `data_rows`."""
+    array = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(rows, cols))
+    rng = np.random.default_rng(seed)
+    for r in data_rows:
+        array[r] = rng.standard_normal(cols, dtype=np.float32) * 100
+    array.flush()
+    del array
+    os.chmod(path, 0o644)
+    return path
+
+
+def signal_name(signum):
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return "SIGRTMIN+%d" % (signum - signal.SIGRTMIN)
+
+
+# Every signal whose default action ends the process (signal(7): "Term" and "Core"), SIGXFSZ aside.
+FATAL_SIGNALS = [
+    signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGILL, signal.SIGTRAP, signal.SIGABRT, signal.SIGBUS,
+    signal.SIGFPE, signal.SIGUSR1, signal.SIGSEGV, signal.SIGUSR2, signal.SIGPIPE, signal.SIGALRM, signal.SIGTERM,
+    signal.SIGSTKFLT, signal.SIGXCPU, signal.SIGVTALRM, signal.SIGPROF, signal.SIGIO, signal.SIGPWR, signal.SIGSYS,
+    signal.SIGRTMIN, signal.SIGRTMIN + 5, signal.SIGRTMAX,
+]
+
+LARGE_ROWS, LARGE_COLS = 64, 1 << 20  # 256 MiB of f32
+
+
+class SignalTest(FaultTestCase):
+    """A 256 MiB squared_difference of two 256 MiB (sparse) inputs with --threads 1, stopped as soon as
+    its temporary exists (SIGSTOP), sent the signal, continued (SIGCONT): the signal is handled in
+    the middle of the run. Every fatal signal kills the process with that signal, after removing the
+    temporary; SIGXFSZ is ignored and the run completes."""
+
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(TMP_ROOT, exist_ok=True)
+        cls.inputs_dir = tempfile.mkdtemp(prefix="SignalTest-inputs-", dir=TMP_ROOT)
+        cls.a = large_input(os.path.join(cls.inputs_dir, "a.npy"), LARGE_ROWS, LARGE_COLS, [0, 37, 63], 1)
+        cls.b = large_input(os.path.join(cls.inputs_dir, "b.npy"), LARGE_ROWS, LARGE_COLS, [1, 37, 62], 2)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.inputs_dir, ignore_errors=True)
+
+    def interrupt(self, signum):
+        """Runs the job into out-SIGNAME/o.npy (an existing file), sends `signum` mid-run; returns
+        (outcome, output directory, the existing output's state)."""
+        out_dir = self.mkdir("out-" + signal_name(signum))
+        out = self.save(os.path.join(os.path.basename(out_dir), "o.npy"), np.arange(10, dtype=np.uint8))
+        os.chmod(out, 0o640)
+        before = file_state(out)
+        proc = self.start(["run", "--op", "squared_difference", self.a, self.b, "-o", out, "--threads", "1",
+                           "--quiet"])
+        try:
+            self.wait_for_temporary(proc, out_dir)
+            self.stop(proc)
+            self.assertTrue(self.temporaries(out_dir), "the run ended before the signal was sent")
+            os.kill(proc.pid, signum)
+            os.kill(proc.pid, signal.SIGCONT)
+            outcome = self.finish(proc)
+        finally:
+            self.kill_if_running(proc)
+        return outcome, out_dir, before
+
+    def test_each_fatal_signal_kills_and_removes_the_temporary(self):
+        for signum in FATAL_SIGNALS:
+            with self.subTest(signal=signal_name(signum)):
+                outcome, out_dir, before = self.interrupt(signum)
+                self.assertEqual(outcome.returncode, -signum, "expected death by %s; stderr: %r" % (
+                    signal_name(signum), outcome.stderr))
+                self.assert_listing(out_dir, ["o.npy"])
+                self.assertEqual(file_state(os.path.join(out_dir, "o.npy")), before,
+                                 "the existing output changed")
+
+    def test_sigxfsz_is_ignored(self):
+        outcome, out_dir, _ = self.interrupt(signal.SIGXFSZ)
+        if outcome.returncode < 0:
+            self.fail("killed by %s; stderr: %r" % (signal_name(-outcome.returncode), outcome.stderr))
+        self.assertEqual(outcome.returncode, 0, "stderr: %r" % outcome.stderr)
+        self.assertEqual(outcome.stderr, "")
+        self.assert_listing(out_dir, ["o.npy"])
+        out = np.load(os.path.join(out_dir, "o.npy"), mmap_mode="r")
+        a = np.load(self.a, mmap_mode="r")
+        b = np.load(self.b, mmap_mode="r")
+        self.assertEqual((out.dtype, out.shape), (np.dtype(np.float32), (LARGE_ROWS, LARGE_COLS)))
+        for r in range(0, LARGE_ROWS, 8):
+            d = np.asarray(a[r:r + 8]) - np.asarray(b[r:r + 8])
+            self.assertTrue(np.array_equal(np.asarray(out[r:r + 8]), d * d), "rows %d-%d differ" % (r, r + 7))
+        del out, a, b
 
 if __name__ == "__main__":
     unittest.main()
