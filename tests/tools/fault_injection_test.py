@@ -551,5 +551,74 @@ class SignalTest(FaultTestCase):
             self.assertTrue(np.array_equal(np.asarray(out[r:r + 8]), d * d), "rows %d-%d differ" % (r, r + 7))
         del out, a, b
 
+
+# --- 4. inputs changing underneath ----------------------------------------------------------
+
+class InputChangeTest(FaultTestCase):
+    """An input of 256 MiB (sparse) is truncated, or rewritten, while sqdiff run reads it: the run
+    is stopped (SIGSTOP) as soon as its temporary exists, the file is changed, the run continues."""
+
+    def setUp(self):
+        super().setUp()
+        self.row = self.save("row.npy", np.random.default_rng(4).standard_normal(LARGE_COLS).astype(np.float32))
+
+    def prepare(self, name):
+        """A large input NAME.npy, and an output directory NAME-out/ holding an existing o.npy."""
+        big = large_input(self.path(name + ".npy"), LARGE_ROWS, LARGE_COLS, [0, 1, 40, 63], 3)
+        out_dir = self.mkdir(name + "-out")
+        out = self.save(os.path.join(name + "-out", "o.npy"), np.arange(10, dtype=np.uint8))
+        os.chmod(out, 0o640)
+        return big, out_dir, out
+
+    def run_and_change(self, inputs, out, change):
+        proc = self.start(["run", "--op", "subtract"] + inputs + ["-o", out, "--threads", "1", "--quiet"])
+        try:
+            self.wait_for_temporary(proc, os.path.dirname(out))
+            self.stop(proc)
+            self.assertTrue(self.temporaries(os.path.dirname(out)), "the run ended before the input was changed")
+            change()
+            os.kill(proc.pid, signal.SIGCONT)
+            return self.finish(proc)
+        finally:
+            self.kill_if_running(proc)
+
+    def test_truncated_input(self):
+        for which in ("a", "b"):
+            with self.subTest(truncated=which):
+                big, out_dir, out = self.prepare("big_" + which)
+                existing = file_state(out)
+                inputs = [big, self.row] if which == "a" else [self.row, big]
+                size = os.path.getsize(big)
+                outcome = self.run_and_change(inputs, out, lambda: os.truncate(big, size // 2))
+                self.assert_error(outcome, big, "truncated")
+                self.assertEqual(outcome.stdout, "")
+                self.assert_listing(out_dir, ["o.npy"])
+                self.assertEqual(file_state(out), existing, "the existing output changed")
+
+    def test_rewritten_input(self):
+        # The same size, other bytes: not detectable, not an error; the run completes.
+        big, out_dir, out = self.prepare("big")
+        size = os.path.getsize(big)
+
+        def rewrite():
+            new = np.full(LARGE_COLS, 7.0, dtype=np.float32).tobytes()
+            with open(big, "r+b") as f:
+                f.seek(size - LARGE_ROWS // 2 * len(new))
+                for _ in range(LARGE_ROWS // 2):
+                    f.write(new)
+            self.assertEqual(os.path.getsize(big), size)
+
+        outcome = self.run_and_change([big, self.row], out, rewrite)
+        self.assertEqual(outcome.returncode, 0, "stderr: %r" % outcome.stderr)
+        self.assertEqual(outcome.stderr, "")
+        self.assert_listing(out_dir, ["o.npy"])
+        result = np.load(out, mmap_mode="r")
+        self.assertEqual((result.dtype, result.shape), (np.dtype(np.float32), (LARGE_ROWS, LARGE_COLS)))
+        row = np.load(self.row)
+        a = np.load(big, mmap_mode="r")
+        self.assertTrue(np.array_equal(np.asarray(result[0]), np.asarray(a[0]) - row))  # not rewritten
+        del result, a
+
+
 if __name__ == "__main__":
     unittest.main()
