@@ -211,6 +211,8 @@ class FaultTestCase(unittest.TestCase):
                                   text=True, timeout=timeout, preexec_fn=preexec_fn, restore_signals=True,
                                   cwd=self.dir)
         except subprocess.TimeoutExpired:
+            proc = None  # killed by subprocess.run
+        if proc is None:
             self.fail("hung: %s did not finish within %d s (it was killed)" % (shlex.join(command), timeout))
         return Outcome(proc.returncode, proc.stdout, proc.stderr)
 
@@ -218,7 +220,8 @@ class FaultTestCase(unittest.TestCase):
         """Exit status `status`, and stderr exactly one line "sqdiff: error: ..." holding every fragment."""
         if outcome.returncode < 0:
             self.fail("killed by %s; stderr: %r" % (signal.Signals(-outcome.returncode).name, outcome.stderr))
-        self.assertEqual(outcome.returncode, status, "stderr: %r" % outcome.stderr)
+        self.assertEqual(outcome.returncode, status, "exit status %d, expected %d; stderr: %r" % (
+            outcome.returncode, status, outcome.stderr))
         lines = outcome.stderr.split("\n")
         self.assertEqual(len(lines), 2, "expected exactly one line on stderr, got %r" % outcome.stderr)
         self.assertEqual(lines[1], "", "stderr must end with a newline: %r" % outcome.stderr)
@@ -295,8 +298,9 @@ class FaultTestCase(unittest.TestCase):
         try:
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
+            out = err = None
+        if out is None:
+            self.kill_if_running(proc)
             self.fail("hung: sqdiff did not finish within %d s (it was killed)" % timeout)
         return Outcome(proc.returncode, out, err)
 
@@ -619,6 +623,100 @@ class InputChangeTest(FaultTestCase):
         self.assertTrue(np.array_equal(np.asarray(result[0]), np.asarray(a[0]) - row))  # not rewritten
         del result, a
 
+
+# --- 5. read-only, unwritable and missing directories ----------------------------------------
+
+class UnwritableDirectoryTest(FaultTestCase):
+    """The output's directory (sqdiff run) or the output directory's parent (sqdiff ir -o DIR) is on a
+    read-only mount, has no write permission for the (unprivileged) user, or does not exist."""
+
+    def setUp(self):
+        super().setUp()
+        self.a, self.b = self.small_inputs()
+        self.old = self.save("old.npy", np.arange(100, dtype=np.int16))
+
+    def locked_directory(self, name, existing=None):
+        """A directory of mode 0555, holding `existing` (a copy of old.npy, mode 0640) if given."""
+        directory = self.mkdir(name)
+        if existing:
+            shutil.copyfile(self.old, os.path.join(directory, existing))
+            os.chmod(os.path.join(directory, existing), 0o640)
+        os.chmod(directory, 0o555)
+        return directory
+
+    def unprivileged(self):
+        """The prefix that runs sqdiff as an unprivileged user; checks that this user can run it at all."""
+        prefix = as_unprivileged_user()
+        outcome = self.sqdiff(["--version"], prefix=prefix)
+        self.assertEqual(outcome.returncode, 0, "%s cannot run %s: %r (the build tree must be readable by all)"
+                         % (shlex.join(prefix), SQDIFF, outcome.stderr))
+        return prefix
+
+    def test_run_read_only_file_system(self):
+        mnt = self.mkdir("mnt")
+        existing, new = os.path.join(mnt, "d", "o.npy"), os.path.join(mnt, "d", "new.npy")
+        outcomes = self.in_mount_namespace(
+            "mkdir %s\ncp %s %s\nchmod 0640 %s\n" % (q(os.path.dirname(existing)), q(self.old), q(existing),
+                                                   q(existing)) +
+            "mount -o remount,ro %s\n" % q(mnt) +
+            "sqdiff existing run --op subtract %s %s -o %s\n" % (q(self.a), q(self.b), q(existing)) +
+            "sqdiff new run --op subtract %s %s -o %s\n" % (q(self.a), q(self.b), q(new)) +
+            "snapshot after\n", mnt, "1m")
+        self.assert_error(outcomes["existing"], existing, "Read-only file system")
+        self.assert_error(outcomes["new"], new, "Read-only file system")
+        self.assert_listing(self.snapshot_path("after", "d"), ["o.npy"])
+        self.assertEqual(file_state(self.snapshot_path("after", "d", "o.npy")), (0o640, file_state(self.old)[1]))
+
+    def test_run_directory_without_write_permission(self):
+        prefix = self.unprivileged()
+        directory = self.locked_directory("locked", existing="o.npy")
+        before = file_state(os.path.join(directory, "o.npy"))
+        for name in ("o.npy", "new.npy"):
+            with self.subTest(output=name):
+                out = os.path.join(directory, name)
+                outcome = self.sqdiff(["run", "--op", "subtract", self.a, self.b, "-o", out], prefix=prefix)
+                self.assert_error(outcome, out, "Permission denied")
+                self.assert_listing(directory, ["o.npy"])
+                self.assertEqual(file_state(os.path.join(directory, "o.npy")), before)
+
+    def test_run_missing_directory(self):
+        out = self.path("missing", "o.npy")
+        outcome = self.sqdiff(["run", "--op", "subtract", self.a, self.b, "-o", out])
+        self.assert_error(outcome, out, "No such file or directory")
+        self.assert_listing(self.dir, ["a.npy", "b.npy", "old.npy"])
+
+    def test_ir_parent_read_only(self):
+        model = self.model()
+        mnt = self.mkdir("mnt")
+        new, existing = os.path.join(mnt, "new"), os.path.join(mnt, "out")
+        outcomes = self.in_mount_namespace(
+            "sqdiff first ir %s --random 1 -o %s\n" % (q(model), q(existing)) +
+            "snapshot before\n"
+            "mount -o remount,ro %s\n" % q(mnt) +
+            "sqdiff new ir %s --random 2 -o %s\n" % (q(model), q(new)) +
+            "sqdiff existing ir %s --random 2 -o %s\n" % (q(model), q(existing)) +
+            "snapshot after\n", mnt, "4m")
+        self.assertEqual(outcomes["first"].returncode, 0, outcomes["first"].stderr)
+        self.assert_error(outcomes["new"], new, "Read-only file system")
+        self.assert_error(outcomes["existing"], existing, "Read-only file system")
+        self.assert_listing(self.snapshot_path("after"), ["out"])
+        self.assert_same_tree(tree_state(self.snapshot_path("after")), tree_state(self.snapshot_path("before")))
+
+    def test_ir_parent_without_write_permission(self):
+        model = self.model()
+        prefix = self.unprivileged()
+        parent = self.locked_directory("locked")
+        out = os.path.join(parent, "out")
+        outcome = self.sqdiff(["ir", model, "--random", "1", "-o", out], prefix=prefix)
+        self.assert_error(outcome, out, "Permission denied")
+        self.assert_listing(parent, [])
+
+    def test_ir_parent_missing(self):
+        model = self.model()
+        out = self.path("missing", "out")
+        outcome = self.sqdiff(["ir", model, "--random", "1", "-o", out])
+        self.assert_error(outcome, out, "No such file or directory")
+        self.assertFalse(os.path.exists(self.path("missing")), "the missing parent was created")
 
 if __name__ == "__main__":
     unittest.main()
