@@ -718,5 +718,40 @@ class UnwritableDirectoryTest(FaultTestCase):
         self.assert_error(outcome, out, "No such file or directory")
         self.assertFalse(os.path.exists(self.path("missing")), "the missing parent was created")
 
+
+# --- 6. non-regular inputs ------------------------------------------------------------------
+
+class NonRegularInputTest(FaultTestCase):
+    """A FIFO as an input must be refused at once, not opened (which blocks until a writer comes)."""
+
+    def setUp(self):
+        super().setUp()
+        self.a, self.b = self.small_inputs()
+        self.fifo = self.path("fifo.npy")
+        os.mkfifo(self.fifo)
+        self.out_dir = self.mkdir("out")
+
+    def test_run_fifo_as_input(self):
+        for inputs in ([self.fifo, self.b], [self.a, self.fifo]):
+            with self.subTest(fifo="a" if inputs[0] == self.fifo else "b"):
+                outcome = self.sqdiff(["run", "--op", "subtract"] + inputs + ["-o", os.path.join(self.out_dir, "o.npy")])
+                self.assert_error(outcome, self.fifo, "not a regular file")
+                self.assert_listing(self.out_dir, [])
+
+    def test_ir_fifo_as_model(self):
+        fifo_xml = self.path("fifo.xml")
+        os.mkfifo(fifo_xml)
+        outcome = self.sqdiff(["ir", fifo_xml, "--random", "1", "-o", os.path.join(self.out_dir, "ir")])
+        self.assert_error(outcome, fifo_xml, "not a regular file")
+        self.assert_listing(self.out_dir, [])
+
+    def test_ir_fifo_as_input_file(self):
+        model = self.model()
+        outcome = self.sqdiff(["ir", model, "--input", "a=" + self.fifo, "--random", "1", "-o",
+                               os.path.join(self.out_dir, "ir")])
+        self.assert_error(outcome, self.fifo, "not a regular file")
+        self.assert_listing(self.out_dir, [])
+
+
 if __name__ == "__main__":
     unittest.main()
