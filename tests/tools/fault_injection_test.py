@@ -323,9 +323,11 @@ set -eu
 sqdiff() {
     label=$1; shift
     set +e
-    "$SQDIFF_BIN" "$@" >"$NS_DIR/$label.stdout" 2>"$NS_DIR/$label.stderr"
-    echo $? >"$NS_DIR/$label.status"
+    timeout --kill-after=5 $QUICK "$SQDIFF_BIN" "$@" >"$NS_DIR/$label.stdout" 2>"$NS_DIR/$label.stderr"
+    status=$?
     set -e
+    [ $status -ne 124 ] || echo "(the test: sqdiff hung, killed after $QUICK s)" >>"$NS_DIR/$label.stderr"
+    echo $status >"$NS_DIR/$label.status"
 }
 snapshot() {
     mkdir "$NS_DIR/$1.tree"
@@ -333,7 +335,7 @@ snapshot() {
 }
 mount -t tmpfs -o size=$SIZE,mode=0755 tmpfs "$MNT"
 """
-        env = dict(os.environ, SQDIFF_BIN=SQDIFF, NS_DIR=self.ns_dir, MNT=mount_point, SIZE=size)
+        env = dict(os.environ, SQDIFF_BIN=SQDIFF, NS_DIR=self.ns_dir, MNT=mount_point, SIZE=size, QUICK=str(QUICK))
         command = mount_namespace_prefix() + ["sh", "-c", prelude + body]
         proc = subprocess.run(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, timeout=120, cwd=self.dir)
@@ -734,7 +736,8 @@ class NonRegularInputTest(FaultTestCase):
     def test_run_fifo_as_input(self):
         for inputs in ([self.fifo, self.b], [self.a, self.fifo]):
             with self.subTest(fifo="a" if inputs[0] == self.fifo else "b"):
-                outcome = self.sqdiff(["run", "--op", "subtract"] + inputs + ["-o", os.path.join(self.out_dir, "o.npy")])
+                out = os.path.join(self.out_dir, "o.npy")
+                outcome = self.sqdiff(["run", "--op", "subtract"] + inputs + ["-o", out])
                 self.assert_error(outcome, self.fifo, "not a regular file")
                 self.assert_listing(self.out_dir, [])
 
