@@ -153,6 +153,13 @@ def mount_namespace_prefix():
     return ["unshare", "--user", "--map-root-user", "--mount", "--propagation", "private"]
 
 
+def signal_name(signum):
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return "SIGRTMIN+%d" % (signum - signal.SIGRTMIN)
+
+
 class Outcome:
     """What one sqdiff run gave: returncode (negative: killed by that signal), stdout, stderr."""
 
@@ -219,7 +226,7 @@ class FaultTestCase(unittest.TestCase):
     def assert_error(self, outcome, *fragments, status=1):
         """Exit status `status`, and stderr exactly one line "sqdiff: error: ..." holding every fragment."""
         if outcome.returncode < 0:
-            self.fail("killed by %s; stderr: %r" % (signal.Signals(-outcome.returncode).name, outcome.stderr))
+            self.fail("killed by %s; stderr: %r" % (signal_name(-outcome.returncode), outcome.stderr))
         self.assertEqual(outcome.returncode, status, "exit status %d, expected %d; stderr: %r" % (
             outcome.returncode, status, outcome.stderr))
         lines = outcome.stderr.split("\n")
@@ -474,13 +481,6 @@ def large_input(path, rows, cols, data_rows, seed):
     del array
     os.chmod(path, 0o644)
     return path
-
-
-def signal_name(signum):
-    try:
-        return signal.Signals(signum).name
-    except ValueError:
-        return "SIGRTMIN+%d" % (signum - signal.SIGRTMIN)
 
 
 # Every signal whose default action ends the process (signal(7): "Term" and "Core"), SIGXFSZ aside.
