@@ -21,6 +21,9 @@ CLI::Validator fits_in() {
                             std::to_string(std::numeric_limits<T>::max());
   return CLI::Validator(
       [range](std::string& text) -> std::string {
+        if (std::is_unsigned_v<T> && !text.empty() && text.front() == '-') {
+          return "value " + text + " is out of range (" + range + ")";
+        }
         T value{};
         const char* begin = text.data();
         if (!text.empty() && text.front() == '+') ++begin;

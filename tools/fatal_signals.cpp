@@ -180,9 +180,10 @@ MappedInput::~MappedInput() { release(g_mapped_inputs, slot_); }
 FatalSignalsHeld::FatalSignalsHeld() {
   sigset_t held;
   sigemptyset(&held);
+  // All of them, faults too: Linux delivers a fault's own signal even while
+  // it is blocked (force_sig), so holding them back cannot hang the program,
+  // and the same signal sent by kill() waits for the table to be right.
   for_each_fatal_signal([&](int s) { sigaddset(&held, s); });
-  // Faults stay deliverable: blocking a synchronous SIGSEGV would only hang.
-  for (const int s : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS}) sigdelset(&held, s);
   pthread_sigmask(SIG_BLOCK, &held, &previous_);
 }
 

@@ -132,6 +132,15 @@ std::string StagedDirectory::final_path(const std::string& relative) const {
   return (fs::path(dir_) / relative).string();
 }
 
+void StagedDirectory::throw_naming_final_path(const sqdiff::Error& error, const std::string& staged,
+                                              const std::string& relative) const {
+  std::string message = error.what();
+  for (std::size_t at = message.find(staged); at != std::string::npos; at = message.find(staged, at)) {
+    message.replace(at, staged.size(), final_path(relative));
+  }
+  throw sqdiff::Error(message);
+}
+
 void StagedDirectory::commit() {
   std::string manifest;
   for (const std::string& file : files_) manifest += file + "\n";

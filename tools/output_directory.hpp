@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fatal_signals.hpp"
+#include "sqdiff/error.hpp"
 
 namespace sqdiff::tools {
 
@@ -33,11 +34,24 @@ class StagedDirectory {
   std::string stage(const std::string& relative);
   // DIR/relative, the file's path once committed.
   std::string final_path(const std::string& relative) const;
+  // write(stage(relative)); an error names the file by its final path, not
+  // by the staging directory the user never sees.
+  template <typename Write>
+  void write(const std::string& relative, Write write) {
+    const std::string staged = stage(relative);
+    try {
+      write(staged);
+    } catch (const sqdiff::Error& e) {
+      throw_naming_final_path(e, staged, relative);
+    }
+  }
   // Writes the manifest and puts the staged set in DIR's place (an earlier
   // set is removed). Throws sqdiff::Error naming DIR.
   void commit();
 
  private:
+  [[noreturn]] void throw_naming_final_path(const sqdiff::Error& error, const std::string& staged,
+                                            const std::string& relative) const;
   void create_subdirectory(const std::string& relative);
   void remove_staging() noexcept;
 

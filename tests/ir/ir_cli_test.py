@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 import numpy as np
@@ -364,6 +365,144 @@ class Inputs(TempDirTest):
                          [".sqdiff-output", "first.npy", "inputs", "second.npy"])
         self.assertEqual((self.dir / "o" / ".sqdiff-output").read_text().split(),
                          ["inputs/b.npy", "inputs/c.npy", "first.npy", "second.npy"])
+
+
+class Outputs(TempDirTest):
+    """-o DIR: the whole set appears at once, replaces an earlier set whole, never mixes with
+    it or with files sqdiff did not write; saved inputs never overwrite each other."""
+
+    def test_an_earlier_set_is_replaced_whole(self):
+        out = self.dir / "o"
+        model_a = self.dir / "a.xml"
+        model_a.write_text(op_model([3], [3], [3], result="first"))
+        model_b = self.dir / "b.xml"
+        model_b.write_text(op_model([2], [2], [2], result="second"))
+        self.assertEqual(run(model_a, "--random", 1, "-o", out).returncode, 0)
+        self.assertEqual(sorted(p.name for p in out.iterdir()), [".sqdiff-output", "first.npy", "inputs"])
+        proc = run(model_b, "--random", 1, "-o", out)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        # Nothing of the first set is left beside the second.
+        self.assertEqual(sorted(p.name for p in out.iterdir()), [".sqdiff-output", "inputs", "second.npy"])
+        self.assertEqual(np.load(out / "second.npy").shape, (2,))
+        self.assertEqual([p.name for p in self.dir.iterdir() if ".tmp-" in p.name], [])
+
+    def test_a_directory_of_other_files_is_refused(self):
+        out = self.dir / "mine"
+        out.mkdir()
+        (out / "notes.txt").write_text("keep me")
+        model = self.dir / "m.xml"
+        model.write_text(op_model([3], [3], [3]))
+        proc = run(model, "--random", 1, "-o", out)
+        assert_clean(self, proc)
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn(f'{out}: is not empty and holds "notes.txt", which sqdiff did not write', proc.stderr)
+        self.assertEqual(sorted(p.name for p in out.iterdir()), ["notes.txt"])
+        # An empty directory is fine.
+        empty = self.dir / "empty"
+        empty.mkdir()
+        self.assertEqual(run(model, "--random", 1, "-o", empty).returncode, 0)
+        self.assertTrue((empty / "out.npy").exists())
+
+    def test_saved_inputs_never_overwrite_each_other(self):
+        # Parameters named "x:0" and "x/0" sanitize alike; two called "y" repeat.
+        layers = "".join(f"""<layer id="{i}" name="{name}" type="Parameter" version="opset1">
+<data shape="3" element_type="f32"/><output><port id="0"><dim>3</dim></port></output></layer>
+""" for i, name in enumerate(["x:0", "x/0", "y", "y"]))
+        ops = "".join(f"""<layer id="{4 + k}" name="d{k}" type="Subtract" version="opset1">
+<input><port id="0"><dim>3</dim></port><port id="1"><dim>3</dim></port></input>
+<output><port id="2"><dim>3</dim></port></output></layer>
+<layer id="{6 + k}" name="r{k}" type="Result" version="opset1"><input><port id="0"><dim>3</dim></port></input></layer>
+""" for k in range(2))
+        edges = "".join(f"""<edge from-layer="{2 * k}" from-port="0" to-layer="{4 + k}" to-port="0"/>
+<edge from-layer="{2 * k + 1}" from-port="0" to-layer="{4 + k}" to-port="1"/>
+<edge from-layer="{4 + k}" from-port="2" to-layer="{6 + k}" to-port="0"/>
+""" for k in range(2))
+        model = self.dir / "m.xml"
+        model.write_text(f'<?xml version="1.0"?>\n<net name="n" version="11"><layers>{layers}{ops}</layers>'
+                         f"<edges>{edges}</edges></net>\n")
+        out = self.dir / "o"
+        proc = run(model, "--random", 5, "-o", out)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        saved = sorted(p.name for p in (out / "inputs").iterdir())
+        self.assertEqual(saved, ["x_0_0.npy", "x_0_1.npy", "y_2.npy", "y_3.npy"])
+        # The saved inputs reproduce the run: each Result equals its two inputs' difference.
+        inputs = {name: np.load(out / "inputs" / name) for name in saved}
+        self.assertEqual(len({arr.tobytes() for arr in inputs.values()}), 4, "two saved inputs are the same data")
+        np.testing.assert_array_equal(np.load(out / "r0.npy"), inputs["x_0_0.npy"] - inputs["x_0_1.npy"])
+        np.testing.assert_array_equal(np.load(out / "r1.npy"), inputs["y_2.npy"] - inputs["y_3.npy"])
+
+    def test_messages_name_the_file_in_plain_words(self):
+        model = self.dir / "m.xml"
+        model.write_text(op_model([3], [3], [3]))
+        for args, needle in [([self.dir], f"{self.dir}: the model file is a directory, not a regular file"),
+                             ([model, "--bin", self.dir], f"{self.dir}: the weights file (--bin) is a directory"),
+                             (["/dev/zero"], "/dev/zero: the model file is a character device, not a regular file")]:
+            with self.subTest(args=args):
+                proc = run(*args)
+                assert_clean(self, proc)
+                self.assertEqual(proc.returncode, 1)
+                self.assertTrue(proc.stderr.startswith(f"sqdiff: error: {needle}"), proc.stderr)
+                self.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
+                for raw in ("basic_filebuf", "filesystem error", "std::"):
+                    self.assertNotIn(raw, proc.stderr)
+        # An output directory that cannot be made: one line, nothing printed mid-line.
+        (self.dir / "file").write_text("x")
+        proc = run(model, "--random", 1, "-o", self.dir / "file" / "o")
+        self.assertEqual(proc.returncode, 1)
+        self.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
+        self.assertIn(str(self.dir / "file"), proc.stderr)
+        self.assertFalse(proc.stdout.endswith("random") or "input \"a\"" in proc.stdout, proc.stdout)
+
+
+def chain_model(layers):
+    """x [2,3] and p [3] -> `layers` Subtract/SquaredDifference layers in a chain -> Result."""
+    def port(pid, shape, precision=""):
+        attr = f' precision="{precision}"' if precision else ""
+        return f'<port id="{pid}"{attr}>{dims(shape)}</port>'
+    parts = ['<?xml version="1.0"?>\n<net name="chain" version="11">\n<layers>\n']
+    for pid, name, shape in ((0, "x", [2, 3]), (1, "p", [3])):
+        parts.append(f'<layer id="{pid}" name="{name}" type="Parameter" version="opset1">\n'
+                     f'<data element_type="f32" shape="{shape_attr(shape)}"/>\n'
+                     f"<output>{port(0, shape, 'FP32')}</output>\n</layer>\n")
+    edges = []
+    previous, previous_port = 0, 0
+    for k in range(layers):
+        op = "Subtract" if k % 2 == 0 else "SquaredDifference"
+        parts.append(f'<layer id="{2 + k}" name="op{k}" type="{op}" version="opset1">\n'
+                     f'<data auto_broadcast="numpy"/>\n<input>\n{port(0, [2, 3])}\n{port(1, [3])}\n</input>\n'
+                     f"<output>\n{port(2, [2, 3], 'FP32')}\n</output>\n</layer>\n")
+        edges.append(f'<edge from-layer="{previous}" from-port="{previous_port}" to-layer="{2 + k}" to-port="0"/>\n'
+                     f'<edge from-layer="1" from-port="0" to-layer="{2 + k}" to-port="1"/>\n')
+        previous, previous_port = 2 + k, 2
+    parts.append(f'<layer id="{2 + layers}" name="out" type="Result" version="opset1">\n'
+                 f"<input>{port(0, [2, 3])}</input>\n</layer>\n</layers>\n<edges>\n")
+    edges.append(f'<edge from-layer="{previous}" from-port="2" to-layer="{2 + layers}" to-port="0"/>\n')
+    return "".join(parts + edges + ["</edges>\n</net>\n"])
+
+
+class Scaling(TempDirTest):
+    """Checking a model is linear in its size (line numbers were counted from the start of
+    the file for each element: 16,000 layers took 97 s). 16 times the layers must cost far
+    less than 256 times the time; the smallest of three runs each, side by side."""
+
+    def test_checking_time_grows_linearly(self):
+        timings = {}
+        for layers in (4000, 64000):
+            model = self.dir / f"chain{layers}.xml"
+            model.write_text(chain_model(layers))
+            best = float("inf")
+            for _ in range(3):
+                start = time.perf_counter()
+                proc = run(model)
+                best = min(best, time.perf_counter() - start)
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                self.assertIn(f"shape check: {layers} layers ok", proc.stdout)
+            timings[layers] = best
+        ratio = timings[64000] / timings[4000]
+        print(f"checking 4,000 layers: {timings[4000]:.3f} s, 64,000 layers "
+              f"({(self.dir / 'chain64000.xml').stat().st_size / 1e6:.0f} MB): {timings[64000]:.3f} s, ratio {ratio:.1f}")
+        self.assertLess(ratio, 40, "checking time grows faster than linearly with the model's size")
+        self.assertLess(timings[64000], 60)
 
 
 class Errors(TempDirTest):

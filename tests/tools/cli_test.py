@@ -8,6 +8,7 @@ written from SPEC sections 1-3 (f16/bf16 via f32 and one rounding, integers
 wrap around).
 """
 
+import io
 import os
 import pty
 import re
@@ -15,9 +16,11 @@ import select
 import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
@@ -351,6 +354,97 @@ class RunTest(CliTestCase):
 
 # --- errors of sqdiff run ----------------------------------------------------------
 
+class OutputTargetTest(CliTestCase):
+    """-o PATH: regular files are replaced atomically (through symbolic links, keeping their
+    mode); anything else (standard output as "-", a pipe, a FIFO, a device) is written
+    through, never replaced by a regular file."""
+
+    def inputs(self):
+        a = self.save("a.npy", np.arange(12, dtype=np.float32).reshape(3, 4))
+        b = self.save("b.npy", np.full(4, 2.5, dtype=np.float32))
+        expected = (np.arange(12, dtype=np.float32).reshape(3, 4) - np.float32(2.5)) ** 2
+        return a, b, expected
+
+    def run_to(self, target, *extra, stdout=subprocess.PIPE):
+        a, b, _ = self.inputs()
+        return subprocess.run([SQDIFF, "run", "--op", "squared_difference", a, b, "-o", target, *extra],
+                              stdout=stdout, stderr=subprocess.PIPE, timeout=60)
+
+    def test_dash_and_dev_stdout_write_to_the_pipe(self):
+        _, _, expected = self.inputs()
+        for target in ("-", "/dev/stdout"):
+            with self.subTest(target=target):
+                result = self.run_to(target)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                np.testing.assert_array_equal(np.load(io.BytesIO(result.stdout)), expected)
+        # Chunked: the chunks reach the pipe in order.
+        result = self.run_to("-", "--chunk-bytes", "16")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        np.testing.assert_array_equal(np.load(io.BytesIO(result.stdout)), expected)
+        self.assertEqual(self.listing(), ["a.npy", "b.npy"])
+
+    def test_dash_on_a_terminal_is_refused(self):
+        a, b, _ = self.inputs()
+        leader, follower = pty.openpty()
+        try:
+            result = subprocess.run([SQDIFF, "run", "--op", "subtract", a, b, "-o", "-"], stdout=follower,
+                                    stderr=subprocess.PIPE, text=True, timeout=60)
+        finally:
+            os.close(follower)
+            os.close(leader)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("standard output is a terminal", result.stderr)
+
+    def test_dev_null_stays_a_device(self):
+        before = os.stat("/dev/null")
+        result = self.run_to("/dev/null")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        after = os.stat("/dev/null")
+        self.assertTrue(stat.S_ISCHR(after.st_mode), "/dev/null is no longer a character device")
+        self.assertEqual((after.st_ino, after.st_rdev), (before.st_ino, before.st_rdev))
+
+    def test_fifo_is_written_through(self):
+        _, _, expected = self.inputs()
+        fifo = self.path("out.fifo")
+        os.mkfifo(fifo)
+        received = []
+        reader = threading.Thread(target=lambda: received.append(open(fifo, "rb").read()))
+        reader.start()
+        result = self.run_to(fifo)
+        reader.join(timeout=60)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
+        np.testing.assert_array_equal(np.load(io.BytesIO(received[0])), expected)
+
+    def test_symbolic_link_target_gets_the_data(self):
+        _, _, expected = self.inputs()
+        os.mkdir(self.path("real"))
+        os.symlink("real/target.npy", self.path("link.npy"))  # dangling: the target is created
+        for _ in range(2):  # then replaced through the link
+            result = self.run_to(self.path("link.npy"))
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertTrue(os.path.islink(self.path("link.npy")))
+            np.testing.assert_array_equal(np.load(self.path("real/target.npy")), expected)
+            self.assertEqual(self.listing(self.path("real")), ["target.npy"])
+
+    def test_replaced_file_keeps_its_mode(self):
+        target = self.save("private.npy", np.zeros(1))
+        os.chmod(target, 0o600)
+        self.assertEqual(self.run_to(target).returncode, 0)
+        self.assertEqual(stat.S_IMODE(os.stat(target).st_mode), 0o600)
+
+    def test_long_legal_name(self):
+        name = "n" * 236 + ".npy"  # 240 bytes; the temporary's name must still fit in 255
+        result = self.run_to(self.path(name))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(self.listing(), ["a.npy", "b.npy", name])
+
+    def test_directory_is_refused(self):
+        result = self.run_to(self.dir)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn(self.dir + ": is a directory, not a file", result.stderr.decode())
+
+
 class RunErrorTest(CliTestCase):
     def setUp(self):
         super().setUp()
@@ -553,6 +647,21 @@ class ProgramTest(CliTestCase):
                 result = run(args)
                 self.assert_error(result, fragment)
                 self.assertEqual(result.returncode, 2, "a command-line mistake exits with 2")
+
+    def test_integer_options_out_of_range_are_refused_not_clamped(self):
+        for args, fragment in [
+                (["shape", "2,3", "3", "--broadcast", "pdpd", "--axis=99999999999999999999"],
+                 "--axis: value 99999999999999999999 is out of range"),
+                (["run", "--op", "subtract", "a", "b", "-o", "c", "--axis=-99999999999999999999"],
+                 "is out of range"),
+                (["run", "--op", "subtract", "a", "b", "-o", "c", "--threads", "4294967296"], "is out of range"),
+                (["run", "--op", "subtract", "a", "b", "-o", "c", "--threads", "1e3"], "is not an integer"),
+                (["ir", "m.xml", "--random", "18446744073709551616"], "is out of range"),
+                (["ir", "m.xml", "--random=-1"], "is out of range")]:
+            with self.subTest(args=args):
+                result = run(args)
+                self.assert_error(result, fragment)
+                self.assertEqual(result.returncode, 2)
 
     def test_job_errors_exit_with_1(self):
         self.assertEqual(run(["shape", "3", "2"]).returncode, 1)

@@ -99,12 +99,12 @@ void run_ir_command(const IrArgs& args) {
     for (std::size_t k = 0, named = 0; k < output.inputs.size(); ++k) {
       if (!output.inputs[k].random) continue;
       const std::string relative = "inputs/" + input_names[named++];
-      write_tensor(staged->stage(relative), output.inputs[k].value);
+      staged->write(relative, [&](const std::string& path) { write_tensor(path, output.inputs[k].value); });
       input_files[k] = staged->final_path(relative);
     }
     const std::vector<std::string> result_names = result_file_names(model, output);
     for (std::size_t k = 0; k < output.results.size(); ++k) {
-      write_tensor(staged->stage(result_names[k]), output.results[k].value);
+      staged->write(result_names[k], [&](const std::string& path) { write_tensor(path, output.results[k].value); });
       result_files[k] = staged->final_path(result_names[k]);
     }
     staged->commit();
