@@ -1,0 +1,158 @@
+// Tests of the tile pool (src/thread_pool.hpp): every tile runs exactly once,
+// on no more threads than asked for, through back-to-back and concurrent calls.
+#include "runtime/thread_pool.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using sqdiff::detail::parallel_for;
+
+// Set in a forked child: there LeakSanitizer would report what the parent's
+// other threads own (their stacks are not in the child), which is no leak.
+bool g_forked_child = false;
+
+// Waits up to `seconds` for the child; kills it if it is still running.
+// Returns its exit status, or -1 if it did not exit in time (or died of a signal).
+int wait_for_exit(pid_t child, int seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (waitpid(child, &status, WNOHANG) == child) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  return -1;
+}
+
+// Counts how often each element of [0, range) was covered, and by which threads.
+struct Coverage {
+  explicit Coverage(std::size_t range) : hits(range) {}
+
+  static void record(void* context, std::size_t begin, std::size_t count) {
+    auto& self = *static_cast<Coverage*>(context);
+    for (std::size_t i = begin; i < begin + count; ++i) self.hits[i].fetch_add(1, std::memory_order_relaxed);
+    const std::lock_guard<std::mutex> lock(self.mutex);
+    self.threads.insert(std::this_thread::get_id());
+    ++self.tiles;
+  }
+
+  // The index of the first element not covered exactly once, or range.
+  std::size_t first_miss() const {
+    for (std::size_t i = 0; i < hits.size(); ++i) {
+      if (hits[i].load() != 1) return i;
+    }
+    return hits.size();
+  }
+
+  std::vector<std::atomic<int>> hits;
+  std::mutex mutex;
+  std::set<std::thread::id> threads;
+  std::size_t tiles = 0;
+};
+
+TEST(ThreadPool, EveryElementOnceForEveryShapeOfJob) {
+  for (const std::size_t tile : {std::size_t{1}, std::size_t{7}, std::size_t{64}}) {
+    for (const std::size_t range : {std::size_t{1}, tile - (tile > 1 ? 1 : 0), tile, tile + 1, 100 * tile + 3}) {
+      for (const int threads : {1, 2, 3, 5}) {
+        Coverage coverage(range);
+        parallel_for(threads, range, tile, &Coverage::record, &coverage);
+        EXPECT_EQ(coverage.first_miss(), range) << "range " << range << " tile " << tile << " threads " << threads;
+        EXPECT_EQ(coverage.tiles, (range + tile - 1) / tile);
+        EXPECT_LE(coverage.threads.size(), static_cast<std::size_t>(threads));
+      }
+    }
+  }
+}
+
+TEST(ThreadPool, NeverMoreThreadsThanAskedAfterALargerCall) {
+  Coverage wide(4096);
+  parallel_for(4, wide.hits.size(), 1, &Coverage::record, &wide);
+  EXPECT_EQ(wide.first_miss(), wide.hits.size());
+  for (int round = 0; round < 50; ++round) {
+    Coverage narrow(4096);
+    parallel_for(2, narrow.hits.size(), 1, &Coverage::record, &narrow);
+    ASSERT_EQ(narrow.first_miss(), narrow.hits.size());
+    ASSERT_LE(narrow.threads.size(), 2u);
+  }
+}
+
+// Many short calls in a row: a worker that wakes late for one call must
+// neither run a tile twice nor take one from the next call.
+TEST(ThreadPool, BackToBackCallsLoseNoTile) {
+  for (int call = 0; call < 20000; ++call) {
+    const std::size_t range = 1 + static_cast<std::size_t>(call % 37);
+    Coverage coverage(range);
+    parallel_for(2 + call % 2, range, 1 + static_cast<std::size_t>(call % 3), &Coverage::record, &coverage);
+    ASSERT_EQ(coverage.first_miss(), range) << "call " << call;
+  }
+}
+
+TEST(ThreadPool, ConcurrentCallersEachGetTheirWholeJob) {
+  std::atomic<int> failures{0};
+  std::vector<std::thread> callers;
+  for (int caller = 0; caller < 4; ++caller) {
+    callers.emplace_back([&failures, caller] {
+      for (int call = 0; call < 500; ++call) {
+        const std::size_t range = 100 + static_cast<std::size_t>(caller * 13 + call % 50);
+        Coverage coverage(range);
+        parallel_for(3, range, 8, &Coverage::record, &coverage);
+        if (coverage.first_miss() != range) failures.fetch_add(1);
+      }
+    });
+  }
+  for (std::thread& caller : callers) caller.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+// A forked child inherits the pool but not its threads (pre-fork servers,
+// Python's os.fork). It must be able to run parallel calls, starting workers
+// of its own, and to exit: the pool's destructor must not wait for threads
+// that only the parent has. Forks happen while another thread of the parent
+// is inside a parallel call, so the child also inherits locks in any state.
+TEST(ThreadPool, ForkedChildrenRunCallsAndExit) {
+  Coverage warm(4096);
+  parallel_for(3, warm.hits.size(), 4, &Coverage::record, &warm);  // the workers exist
+  std::atomic<bool> stop{false};
+  std::thread busy([&stop] {
+    while (!stop.load()) {
+      Coverage coverage(2048);
+      parallel_for(3, coverage.hits.size(), 2, &Coverage::record, &coverage);
+    }
+  });
+  for (int round = 0; round < 20; ++round) {
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      g_forked_child = true;
+      bool ok = true;
+      for (int call = 0; call < 50; ++call) {
+        Coverage coverage(4096);
+        parallel_for(3, coverage.hits.size(), 4, &Coverage::record, &coverage);
+        ok = ok && coverage.first_miss() == coverage.hits.size();
+      }
+      std::exit(ok ? 0 : 1);  // runs the static destructors, the pool's among them
+    }
+    EXPECT_EQ(wait_for_exit(child, 30), 0) << "round " << round << ": the child hung or failed";
+  }
+  stop.store(true);
+  busy.join();
+}
+
+}  // namespace
+
+// LeakSanitizer's hook, asked once at exit (ASan builds; unused otherwise).
+extern "C" int __lsan_is_turned_off() { return g_forked_child ? 1 : 0; }
