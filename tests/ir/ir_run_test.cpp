@@ -423,6 +423,20 @@ TEST(IrRunErrors, ConstAndBinProblems) {
   }
 }
 
+// A Const obeys the per-tensor limit like every tensor a run makes: checked
+// against its size before anything is allocated or read.
+TEST(IrRunErrors, ConstLargerThanTheTensorLimit) {
+  const ConstModel c("f32", "2,3", 0, 24, 24);
+  RunOptions small;
+  small.max_tensor_bytes = 16;
+  const std::string error = run_error(load(c.xml), small);
+  EXPECT_CONTAINS(error, "layer 0 \"k\" (Const, line");
+  EXPECT_CONTAINS(error, "its 24 bytes are more than the limit of 16 bytes per tensor");
+  small.max_tensor_bytes = 24;
+  const Loaded l = load(c.xml);
+  EXPECT_EQ(run_model(l.model, l.report, small).results[0].value.shape, (Shape{2, 3}));
+}
+
 TEST(IrRunErrors, CheckWeightsWithoutRunning) {
   {
     const ConstModel c("f32", "2,3", 0, 24, 24);
