@@ -371,8 +371,10 @@ class OutputTargetTest(CliTestCase):
                               stdout=stdout, stderr=subprocess.PIPE, timeout=60)
 
     def test_dash_and_dev_stdout_write_to_the_pipe(self):
+        # /dev/fd/1 is /dev/stdout's target: the same write-through, but a writer that renames
+        # onto it fails inside /proc instead of replacing the machine's /dev/stdout.
         _, _, expected = self.inputs()
-        for target in ("-", "/dev/stdout"):
+        for target in ("-", "/dev/fd/1"):
             with self.subTest(target=target):
                 result = self.run_to(target)
                 self.assertEqual(result.returncode, 0, result.stderr)
@@ -395,12 +397,19 @@ class OutputTargetTest(CliTestCase):
         self.assertEqual(result.returncode, 1)
         self.assertIn("standard output is a terminal", result.stderr)
 
-    def test_dev_null_stays_a_device(self):
-        before = os.stat("/dev/null")
-        result = self.run_to("/dev/null")
+    def test_device_stays_a_device(self):
+        # A device node of our own (the null device's numbers) where we may make one, so that a
+        # writer that replaces devices breaks only this directory, not the machine's /dev/null;
+        # /dev/null itself otherwise (only root could replace it).
+        device = "/dev/null"
+        if os.geteuid() == 0:
+            device = self.path("null")
+            os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        before = os.stat(device)
+        result = self.run_to(device)
         self.assertEqual(result.returncode, 0, result.stderr)
-        after = os.stat("/dev/null")
-        self.assertTrue(stat.S_ISCHR(after.st_mode), "/dev/null is no longer a character device")
+        after = os.stat(device)
+        self.assertTrue(stat.S_ISCHR(after.st_mode), device + " is no longer a character device")
         self.assertEqual((after.st_ino, after.st_rdev), (before.st_ino, before.st_rdev))
 
     def test_fifo_is_written_through(self):
