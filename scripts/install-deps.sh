@@ -20,6 +20,7 @@ packages=(
   libeigen3-dev
   libcli11-dev
   libpugixml-dev
+  libgmp-dev
   pybind11-dev
   python3-pybind11
   python3-numpy

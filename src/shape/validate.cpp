@@ -16,12 +16,7 @@ namespace {
 }
 
 void check_dtypes(std::string_view op, DType a, DType b, DType out) {
-  for (const DType dtype : {a, b, out}) {
-    if (!is_valid_dtype(dtype)) {
-      fail(op, "unsupported dtype (enum value " + std::to_string(static_cast<int>(dtype)) +
-                   "); supported: f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64");
-    }
-  }
+  for (const DType dtype : {a, b, out}) check_dtype_is_valid(op, dtype);
   if (a != b) {
     fail(op, "input types differ: a is " + std::string(dtype_name(a)) + ", b is " +
                  std::string(dtype_name(b)) + " (no implicit conversion)");
@@ -31,6 +26,19 @@ void check_dtypes(std::string_view op, DType a, DType b, DType out) {
                  std::string(dtype_name(a)));
   }
 }
+
+// True when an input with these strides (over the output's dims) addresses
+// the output's elements in the output's order wherever it starts where the
+// output does: the in-place case, which needs no copy.
+bool walks_like(std::span<const int64_t> aligned_strides, std::span<const int64_t> out_shape,
+                std::span<const int64_t> out_strides) {
+  for (std::size_t i = 0; i < out_shape.size(); ++i) {
+    if (out_shape[i] > 1 && aligned_strides[i] != out_strides[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 // The strides made explicit. A size-1 dim never moves, so its stride is set to
 // 0: whatever the caller passed there (any int64 is legal) is never multiplied.
@@ -49,16 +57,7 @@ DimVector explicit_strides(std::string_view op, std::string_view name, std::span
   return checked;
 }
 
-// True when an input with these strides (over the output's dims) addresses
-// the output's elements in the output's order wherever it starts where the
-// output does: the in-place case, which needs no copy.
-bool walks_like(std::span<const int64_t> aligned_strides, std::span<const int64_t> out_shape,
-                std::span<const int64_t> out_strides) {
-  for (std::size_t i = 0; i < out_shape.size(); ++i) {
-    if (out_shape[i] > 1 && aligned_strides[i] != out_strides[i]) return false;
-  }
-  return true;
-}
+namespace {
 
 // Inputs strides over the output's dims for one input (numpy and none align
 // right; pdpd aligns b at `axis`).
@@ -83,13 +82,28 @@ std::size_t alignment_offset(std::span<const int64_t> out_shape, std::span<const
 
 }  // namespace
 
+DimVector aligned_strides(std::span<const int64_t> out_shape, std::span<const int64_t> shape,
+                          std::span<const int64_t> strides, const Broadcast& mode, bool is_b) {
+  return align_input(out_shape, shape, strides, alignment_offset(out_shape, shape, mode, is_b));
+}
+
+void check_dtype_is_valid(std::string_view op, DType dtype) {
+  if (!is_valid_dtype(dtype)) {
+    fail(op, "unsupported dtype (enum value " + std::to_string(static_cast<int>(dtype)) +
+                 "); supported: f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64");
+  }
+}
+
+void check_threads(std::string_view op, int threads) {
+  if (threads < 0) {
+    fail(op, "threads is " + std::to_string(threads) + "; use 0 for the library default or a positive count");
+  }
+}
+
 CheckedCall validate_call(std::string_view op, const ConstTensorView& a, const ConstTensorView& b,
                           const TensorView& out, const Options& options) {
   check_dtypes(op, a.dtype, b.dtype, out.dtype);
-  if (options.threads < 0) {
-    fail(op, "threads is " + std::to_string(options.threads) +
-                 "; use 0 for the library default or a positive count");
-  }
+  check_threads(op, options.threads);
   DimVector expected;
   broadcast_dims(op, a.shape, b.shape, options.broadcast, expected);
   if (!(expected == std::span<const int64_t>(out.shape))) {
@@ -143,10 +157,8 @@ BroadcastOperands align_operands(const CheckedCall& call, const Broadcast& mode)
   return {
       .shape = call.out_shape,
       .out_strides = call.out_strides,
-      .a_strides = align_input(call.out_shape, call.a.shape, call.a.strides,
-                               alignment_offset(call.out_shape, call.a.shape, mode, false)),
-      .b_strides = align_input(call.out_shape, call.b.shape, call.b.strides,
-                               alignment_offset(call.out_shape, call.b.shape, mode, true)),
+      .a_strides = aligned_strides(call.out_shape, call.a.shape, call.a.strides, mode, false),
+      .b_strides = aligned_strides(call.out_shape, call.b.shape, call.b.strides, mode, true),
   };
 }
 

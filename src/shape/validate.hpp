@@ -64,6 +64,20 @@ inline bool output_aliases_input(const ByteRange& a, const ByteRange& b, const B
   return a.overlaps(out) || b.overlaps(out);
 }
 
+// Checks every op shares (errors start with `op`).
+void check_dtype_is_valid(std::string_view op, DType dtype);  // one of the twelve
+void check_threads(std::string_view op, int threads);          // 0 or more
+
+// A view's strides made explicit (dense row-major when empty; 0 on size-1
+// dims); throws Error when their count is not the rank.
+DimVector explicit_strides(std::string_view op, std::string_view name, std::span<const int64_t> shape,
+                           std::span<const int64_t> strides);
+
+// An input's strides over the broadcast shape's dims (0 where it is
+// broadcast): numpy and none align right, pdpd aligns b at the mode's axis.
+DimVector aligned_strides(std::span<const int64_t> out_shape, std::span<const int64_t> shape,
+                          std::span<const int64_t> strides, const Broadcast& mode, bool is_b);
+
 // Throws Error (messages start with `op`) for any invalid input; writes nothing.
 CheckedCall validate_call(std::string_view op, const ConstTensorView& a, const ConstTensorView& b,
                           const TensorView& out, const Options& options);

@@ -1,0 +1,114 @@
+#include "reduce/reduce_execute.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "reduce/element_access.hpp"
+#include "reduce/exact_reduce.hpp"
+#include "reduce/reduce_plan.hpp"
+#include "reduce/rounding.hpp"
+#include "runtime/thread_pool.hpp"
+#include "sqdiff/error.hpp"
+#include "sqdiff/threads.hpp"
+
+namespace sqdiff::detail {
+namespace {
+
+// Terms below this many run on the calling thread.
+constexpr int64_t kMinParallelTerms = int64_t{1} << 16;
+
+struct Job {
+  const ReduceCall* call;
+  std::vector<ReduceDim> kept;
+  std::vector<ReduceDim> summed;
+  uint64_t* results;  // buffered results by output ordinal, or null: written in place
+  bool partial = false;  // write exact states, not rounded values
+  std::atomic<int64_t> first_failure{std::numeric_limits<int64_t>::max()};
+};
+
+void write_result(const ReduceCall& call, std::byte* out_base, int64_t out_offset, uint64_t bits) {
+  store_bits(out_base + out_offset * static_cast<int64_t>(dtype_size(call.output)), call.output, bits);
+}
+
+void run_outputs(void* context, std::size_t begin, std::size_t count) {
+  Job& job = *static_cast<Job*>(context);
+  const ReduceCall& call = *job.call;
+  DimWalker walk(job.kept);
+  walk.seek(static_cast<int64_t>(begin));
+  for (std::size_t n = 0; n < count; ++n) {
+    const auto ordinal = static_cast<int64_t>(begin + n);
+    const std::array<int64_t, kMaxOperands> base = {walk.offset(0), walk.offset(1), walk.offset(2)};
+    const ExactSum sum = exact_output_sum(call, job.summed, base);
+    if (job.partial) {
+      sum.store(reinterpret_cast<uint64_t*>(call.out) + walk.out_offset() * static_cast<int64_t>(sum.words()));
+      walk.next();
+      continue;
+    }
+    const std::optional<uint64_t> bits =
+        round_exact(sum, call.mean, static_cast<uint64_t>(call.count), call.output);
+    if (!bits) {
+      int64_t seen = job.first_failure.load();
+      while (ordinal < seen && !job.first_failure.compare_exchange_weak(seen, ordinal)) {
+      }
+    } else if (job.results != nullptr) {
+      job.results[ordinal] = *bits;
+    } else {
+      write_result(call, call.out, walk.out_offset(), *bits);
+    }
+    walk.next();
+  }
+}
+
+void run_job(Job& job) {
+  const ReduceCall& call = *job.call;
+  const int requested = call.threads > 0 ? call.threads : default_threads();
+  const int64_t terms = call.outputs * std::max<int64_t>(call.count, 1);
+  const int threads = terms < kMinParallelTerms ? 1 : requested;
+  const auto outputs = static_cast<std::size_t>(call.outputs);
+  const std::size_t tile = std::max<std::size_t>(1, outputs / (static_cast<std::size_t>(threads) * 8));
+  parallel_for(threads, outputs, tile, &run_outputs, &job);
+}
+
+}  // namespace
+
+void execute_partial_reduction(const ReduceCall& call) {
+  if (call.outputs == 0) return;
+  const ReducePlan plan = make_reduce_plan(call);
+  Job job;
+  job.call = &call;
+  job.kept = plan.kept();
+  job.summed = plan.summed();
+  job.results = nullptr;
+  job.partial = true;
+  run_job(job);
+}
+
+void execute_reduction(std::string_view op, const ReduceCall& call) {
+  if (call.outputs == 0) return;
+  const ReducePlan plan = make_reduce_plan(call);
+  Job job;
+  job.call = &call;
+  job.kept = plan.kept();
+  job.summed = plan.summed();
+  const bool buffered = call.out_aliases_input || !is_float_output(call.output);
+  std::vector<uint64_t> results(buffered ? static_cast<std::size_t>(call.outputs) : 0);
+  job.results = buffered ? results.data() : nullptr;
+  run_job(job);
+
+  if (job.first_failure.load() != std::numeric_limits<int64_t>::max()) {
+    throw Error(std::string(op) + ": the sum of squares at output element " + std::to_string(job.first_failure.load()) +
+                " (in row-major order) does not fit " + std::string(dtype_name(call.output)) +
+                "; nothing was written (ask for an f64 output for sums this large)");
+  }
+  if (!buffered) return;
+  DimWalker walk(job.kept);
+  for (int64_t ordinal = 0; ordinal < call.outputs; ++ordinal) {
+    write_result(call, call.out, walk.out_offset(), results[static_cast<std::size_t>(ordinal)]);
+    walk.next();
+  }
+}
+
+}  // namespace sqdiff::detail
