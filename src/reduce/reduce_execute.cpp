@@ -8,6 +8,8 @@
 
 #include "reduce/element_access.hpp"
 #include "reduce/exact_reduce.hpp"
+#include "reduce/fast_squares.hpp"
+#include "reduce/integer_squares.hpp"
 #include "reduce/reduce_plan.hpp"
 #include "reduce/rounding.hpp"
 #include "runtime/thread_pool.hpp"
@@ -26,6 +28,7 @@ struct Job {
   std::vector<ReduceDim> summed;
   uint64_t* results;  // buffered results by output ordinal, or null: written in place
   bool partial = false;  // write exact states, not rounded values
+  bool integer_squares = false;  // sums of integer squares: exact, in 192 bits
   std::atomic<int64_t> first_failure{std::numeric_limits<int64_t>::max()};
 };
 
@@ -41,7 +44,8 @@ void run_outputs(void* context, std::size_t begin, std::size_t count) {
   for (std::size_t n = 0; n < count; ++n) {
     const auto ordinal = static_cast<int64_t>(begin + n);
     const std::array<int64_t, kMaxOperands> base = {walk.offset(0), walk.offset(1), walk.offset(2)};
-    const ExactSum sum = exact_output_sum(call, job.summed, base);
+    const ExactSum sum = job.integer_squares ? integer_square_sum(call, job.summed, base)
+                                             : exact_output_sum(call, job.summed, base);
     if (job.partial) {
       sum.store(reinterpret_cast<uint64_t*>(call.out) + walk.out_offset() * static_cast<int64_t>(sum.words()));
       walk.next();
@@ -62,11 +66,16 @@ void run_outputs(void* context, std::size_t begin, std::size_t count) {
   }
 }
 
-void run_job(Job& job) {
-  const ReduceCall& call = *job.call;
+// One thread for small calls: waking another costs more than it saves.
+int threads_for(const ReduceCall& call) {
   const int requested = call.threads > 0 ? call.threads : default_threads();
   const int64_t terms = call.outputs * std::max<int64_t>(call.count, 1);
-  const int threads = terms < kMinParallelTerms ? 1 : requested;
+  return terms < kMinParallelTerms ? 1 : requested;
+}
+
+void run_job(Job& job) {
+  const ReduceCall& call = *job.call;
+  const int threads = threads_for(call);
   const auto outputs = static_cast<std::size_t>(call.outputs);
   const std::size_t tile = std::max<std::size_t>(1, outputs / (static_cast<std::size_t>(threads) * 8));
   parallel_for(threads, outputs, tile, &run_outputs, &job);
@@ -83,6 +92,7 @@ void execute_partial_reduction(const ReduceCall& call) {
   job.summed = plan.summed();
   job.results = nullptr;
   job.partial = true;
+  job.integer_squares = !is_float_type(call.input) && call.term == Term::square_of_difference;
   run_job(job);
 }
 
@@ -96,7 +106,13 @@ void execute_reduction(std::string_view op, const ReduceCall& call) {
   const bool buffered = call.out_aliases_input || !is_float_output(call.output);
   std::vector<uint64_t> results(buffered ? static_cast<std::size_t>(call.outputs) : 0);
   job.results = buffered ? results.data() : nullptr;
-  run_job(job);
+  job.integer_squares = !is_float_type(call.input) && call.term == Term::square_of_difference;
+  if (call.term == Term::square_of_difference && is_float_type(call.input) && call.count > 0 && !plan.dims.empty() &&
+      fast_square_reductions_enabled()) {
+    fast_square_reduction(call, plan, threads_for(call), job.results);
+  } else {
+    run_job(job);
+  }
 
   if (job.first_failure.load() != std::numeric_limits<int64_t>::max()) {
     throw Error(std::string(op) + ": the sum of squares at output element " + std::to_string(job.first_failure.load()) +

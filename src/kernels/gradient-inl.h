@@ -1,0 +1,181 @@
+// The element-wise gradient of squared_difference: 2 (a - b) g rounded once,
+// one source for every SIMD target. Computed in f64: a - b = s + e (TwoSum)
+// and 2s g = p + err (FMA). Where e and err are both 0, p is the exact value
+// and one rounding to the output type is right; other elements (exponents far
+// apart, specials) are left to the caller's exact path.
+
+#if defined(SQDIFF_KERNELS_GRADIENT_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SQDIFF_KERNELS_GRADIENT_INL_H_
+#undef SQDIFF_KERNELS_GRADIENT_INL_H_
+#else
+#define SQDIFF_KERNELS_GRADIENT_INL_H_
+#endif
+
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+#include "hwy/highway.h"
+#include "kernels/gradient_table.hpp"
+#include "kernels/half_convert-inl.h"
+#include "kernels/widen_f64-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace sqdiff::detail::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// f64 lanes narrowed to an f32 vector with round-to-odd: the truncation, with
+// its last bit set when anything was dropped. Rounding that again to f16 or
+// bf16 (at most 22 bits) to nearest is the same as rounding the f64 once.
+template <class D>
+HWY_INLINE hn::Vec<hn::Rebind<float, D>> DemoteToOdd(D d, hn::Vec<D> v) {
+  const hn::Rebind<float, D> df;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  const auto nearest = hn::DemoteTo(df, v);
+  const auto back = hn::PromoteTo(d, nearest);
+  // Masks of f64 lanes become masks of f32 lanes through a 0 or 1 demoted
+  // alongside (Highway 1.0.3 has no mask demotion).
+  const auto one = hn::Set(d, 1.0);
+  const auto away = hn::Ne(hn::DemoteTo(df, hn::IfThenElseZero(hn::Gt(hn::Abs(back), hn::Abs(v)), one)), hn::Zero(df));
+  const auto inexact = hn::Ne(hn::DemoteTo(df, hn::IfThenElseZero(hn::Ne(back, v), one)), hn::Zero(df));
+  auto bits = hn::BitCast(du, nearest);
+  bits = hn::IfThenElse(hn::RebindMask(du, away), hn::Sub(bits, hn::Set(du, 1u)), bits);
+  bits = hn::IfThenElse(hn::RebindMask(du, inexact), hn::Or(bits, hn::Set(du, 1u)), bits);
+  return hn::BitCast(df, bits);
+}
+
+HWY_INLINE float ScalarDemoteToOdd(double v) {
+  const auto nearest = static_cast<float>(v);
+  const auto back = static_cast<double>(nearest);
+  uint32_t bits;
+  std::memcpy(&bits, &nearest, 4);
+  if (std::fabs(back) > std::fabs(v)) --bits;
+  if (back != v) bits |= 1u;
+  float odd;
+  std::memcpy(&odd, &bits, 4);
+  return odd;
+}
+
+// How each output type is stored from exact f64 lanes, and how a sign flip
+// makes grad_b from grad_a (negation is exact).
+struct StoreF64 {
+  using Storage = double;
+  template <class D>
+  static HWY_INLINE void Store(D d, hn::Vec<D> v, Storage* p) {
+    hn::StoreU(v, d, p);
+  }
+  static HWY_INLINE void Scalar(double v, Storage* p) { *p = v; }
+};
+
+struct StoreF32 {
+  using Storage = float;
+  template <class D>
+  static HWY_INLINE void Store(D /*d*/, hn::Vec<D> v, Storage* p) {
+    hn::StoreU(hn::DemoteTo(hn::Rebind<float, D>(), v), hn::Rebind<float, D>(), p);
+  }
+  static HWY_INLINE void Scalar(double v, Storage* p) { *p = static_cast<float>(v); }
+};
+
+struct StoreF16 {
+  using Storage = hwy::float16_t;
+  template <class D>
+  static HWY_INLINE void Store(D d, hn::Vec<D> v, Storage* p) {
+    const hn::Rebind<float, D> df;
+    hn::StoreU(NarrowF16(df, DemoteToOdd(d, v)), hn::Rebind<Storage, D>(), p);
+  }
+  static HWY_INLINE void Scalar(double v, Storage* p) {
+    const uint16_t bits = sqdiff::float16(ScalarDemoteToOdd(v)).bits();
+    std::memcpy(p, &bits, 2);
+  }
+};
+
+struct StoreBF16 {
+  using Storage = hwy::bfloat16_t;
+  template <class D>
+  static HWY_INLINE void Store(D d, hn::Vec<D> v, Storage* p) {
+    const hn::Rebind<float, D> df;
+    hn::StoreU(NarrowBF16(df, DemoteToOdd(d, v)), hn::Rebind<Storage, D>(), p);
+  }
+  static HWY_INLINE void Scalar(double v, Storage* p) {
+    const uint16_t bits = sqdiff::bfloat16(ScalarDemoteToOdd(v)).bits();
+    std::memcpy(p, &bits, 2);
+  }
+};
+
+// f64 outputs need only a - b exact: the product 2s g is then rounded once by
+// the multiply itself. Narrower outputs need the product exact too.
+template <class Wide, class Out>
+void DifferenceProductRow(const void* a_raw, const void* b_raw, const void* g_raw, void* ga_raw, void* gb_raw, size_t n,
+                          size_t& unsure_count, uint32_t* unsure) {
+  using S = typename Wide::Storage;
+  using O = typename Out::Storage;
+  constexpr bool kF64 = std::is_same_v<O, double>;
+  const S* a = static_cast<const S*>(a_raw);
+  const S* b = static_cast<const S*>(b_raw);
+  const S* g = static_cast<const S*>(g_raw);
+  O* ga = static_cast<O*>(ga_raw);
+  O* gb = static_cast<O*>(gb_raw);
+  const hn::ScalableTag<double> d;
+  const size_t N = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto va = Wide::Load(d, a + i);
+    const auto vb = Wide::Load(d, b + i);
+    const auto vg = Wide::Load(d, g + i);
+    const auto s = hn::Sub(va, vb);
+    const auto bv = hn::Sub(s, va);
+    const auto e = hn::Add(hn::Sub(va, hn::Sub(s, bv)), hn::Sub(hn::Neg(vb), bv));
+    const auto two_s = hn::Add(s, s);
+    const auto p = hn::Mul(two_s, vg);
+    auto sure = hn::And(hn::Eq(e, hn::Zero(d)), hn::Lt(hn::Abs(p), hn::Set(d, HUGE_VAL)));
+    if constexpr (!kF64) sure = hn::And(sure, hn::Eq(hn::MulSub(two_s, vg, p), hn::Zero(d)));
+    if constexpr (kF64) sure = hn::And(sure, hn::Lt(hn::Abs(two_s), hn::Set(d, HUGE_VAL)));
+    if (ga != nullptr) Out::Store(d, p, ga + i);
+    if (gb != nullptr) Out::Store(d, hn::Neg(p), gb + i);
+    if (HWY_UNLIKELY(!hn::AllTrue(d, sure))) {
+      HWY_ALIGN double lanes[hn::MaxLanes(d)];
+      hn::Store(hn::IfThenElseZero(sure, hn::Set(d, 1.0)), d, lanes);
+      for (size_t k = 0; k < N; ++k) {
+        if (lanes[k] == 0) unsure[unsure_count++] = static_cast<uint32_t>(i + k);
+      }
+    }
+  }
+  for (; i < n; ++i) {
+    const double va = Wide::Scalar(a + i);
+    const double vb = Wide::Scalar(b + i);
+    const double vg = Wide::Scalar(g + i);
+    const double s = va - vb;
+    const double bv = s - va;
+    const double e = (va - (s - bv)) + (-vb - bv);
+    const double two_s = s + s;
+    const double p = two_s * vg;
+    bool sure = e == 0 && std::fabs(p) < HUGE_VAL;
+    if constexpr (!kF64) sure = sure && std::fma(two_s, vg, -p) == 0;
+    if constexpr (kF64) sure = sure && std::fabs(two_s) < HUGE_VAL;
+    if (ga != nullptr) Out::Scalar(p, ga + i);
+    if (gb != nullptr) Out::Scalar(-p, gb + i);
+    if (!sure) unsure[unsure_count++] = static_cast<uint32_t>(i);
+  }
+}
+
+template <class Wide, class Out>
+size_t DifferenceProduct(const void* a, const void* b, const void* g, void* ga, void* gb, size_t n, uint32_t* unsure) {
+  size_t count = 0;
+  DifferenceProductRow<Wide, Out>(a, b, g, ga, gb, n, count, unsure);
+  return count;
+}
+
+constexpr GradientKernelTable MakeGradientKernelTable() {
+  GradientKernelTable table{};
+  table.target = HWY_TARGET;
+  table.difference_product[0] = &DifferenceProduct<WideF16, StoreF16>;
+  table.difference_product[1] = &DifferenceProduct<WideBF16, StoreBF16>;
+  table.difference_product[2] = &DifferenceProduct<WideF32, StoreF32>;
+  table.difference_product[3] = &DifferenceProduct<WideF64, StoreF64>;
+  return table;
+}
+
+}  // namespace sqdiff::detail::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // SQDIFF_KERNELS_GRADIENT_INL_H_

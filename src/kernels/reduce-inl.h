@@ -1,0 +1,394 @@
+// Sums of squared differences of float inputs, one source for every SIMD
+// target. Inputs are widened to f64 exactly; what differs between the kernels
+// is how the terms are accumulated, which fixes the error bound the caller
+// uses (kernels/reduce_table.hpp).
+
+#if defined(SQDIFF_KERNELS_REDUCE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SQDIFF_KERNELS_REDUCE_INL_H_
+#undef SQDIFF_KERNELS_REDUCE_INL_H_
+#else
+#define SQDIFF_KERNELS_REDUCE_INL_H_
+#endif
+
+#include <algorithm>
+#include <cmath>
+
+#include "hwy/highway.h"
+#include "kernels/reduce_table.hpp"
+#include "kernels/widen_f64-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace sqdiff::detail::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// An operand read along the row, or one element for the whole row.
+template <class Wide, bool kAlong>
+struct Operand {
+  using S = typename Wide::Storage;
+  const S* p;
+  template <class D>
+  HWY_INLINE hn::Vec<D> Load(D d, size_t i, hn::Vec<D> fixed) const {
+    if constexpr (kAlong) {
+      return Wide::Load(d, p + i);
+    } else {
+      (void)i;
+      (void)d;
+      return fixed;
+    }
+  }
+  HWY_INLINE double Scalar(size_t i) const { return Wide::Scalar(kAlong ? p + i : p); }
+  template <class D>
+  HWY_INLINE hn::Vec<D> Fixed(D d) const {
+    return kAlong ? hn::Zero(d) : hn::Set(d, Wide::Scalar(p));
+  }
+};
+
+template <class Wide, Operands kKind>
+struct OperandPair {
+  using A = Operand<Wide, kKind != Operands::sv>;
+  using B = Operand<Wide, kKind != Operands::vs>;
+};
+
+// ---- Double-double arithmetic -------------------------------------------------
+
+// Knuth's TwoSum: a + b = s + e exactly.
+HWY_INLINE void TwoSum(double a, double b, double& s, double& e) {
+  s = a + b;
+  const double bv = s - a;
+  e = (a - (s - bv)) + (b - bv);
+}
+
+HWY_INLINE void AddBlock(SquareSums* sums, double block) {
+  double s, e;
+  TwoSum(sums->hi, block, s, e);
+  sums->hi = s;
+  sums->lo += e;
+  ++sums->additions;
+}
+
+template <class D>
+HWY_INLINE void TwoSumV(hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D>& s, hn::Vec<D>& e) {
+  s = hn::Add(a, b);
+  const auto bv = hn::Sub(s, a);
+  e = hn::Add(hn::Sub(a, hn::Sub(s, bv)), hn::Sub(b, bv));
+}
+
+// f64 lanes whose magnitude leaves the fast bound's range: below 2^-480
+// (squares near underflow lose relative accuracy) or above 2^500 (sums could
+// overflow), or not finite. Zero is fine.
+template <class D>
+HWY_INLINE hn::Mask<D> OutOfRange(D d, hn::Vec<D> v) {
+  const auto magnitude = hn::Abs(v);
+  const auto tiny = hn::And(hn::Lt(magnitude, hn::Set(d, 0x1p-480)), hn::Ne(v, hn::Zero(d)));
+  return hn::Or(hn::Or(hn::Ge(magnitude, hn::Set(d, 0x1p500)), tiny), hn::Ne(v, v));  // NaN: v != v
+}
+
+HWY_INLINE bool ScalarOutOfRange(double v) {
+  const double magnitude = std::fabs(v);
+  return !(magnitude < 0x1p500 && (magnitude >= 0x1p-480 || v == 0));
+}
+
+// ---- Rows, single precision: FMA chains in f64 lanes, folded every kChain ----
+
+template <class Wide, Operands kKind>
+void SquareRow(const void* a_raw, const void* b_raw, size_t n, SquareSums* sums) {
+  using S = typename Wide::Storage;
+  using Pair = OperandPair<Wide, kKind>;
+  const hn::ScalableTag<double> d;
+  const size_t N = hn::Lanes(d);
+  const typename Pair::A a{static_cast<const S*>(a_raw)};
+  const typename Pair::B b{static_cast<const S*>(b_raw)};
+  const auto fa = a.Fixed(d);
+  const auto fb = b.Fixed(d);
+  auto flagged = hn::Zero(d);  // out-of-range lanes, as a nonzero value
+  size_t i = 0;
+  // Four vectors of accumulators: each lane chains at most kChain FMAs per block.
+  const size_t block = 4 * N * kChain;
+  while (i + 4 * N <= n) {
+    const size_t end = i + std::min(block, (n - i) / (4 * N) * (4 * N));
+    auto acc0 = hn::Zero(d), acc1 = hn::Zero(d), acc2 = hn::Zero(d), acc3 = hn::Zero(d);
+    for (; i < end; i += 4 * N) {
+      const auto d0 = hn::Sub(a.Load(d, i, fa), b.Load(d, i, fb));
+      const auto d1 = hn::Sub(a.Load(d, i + N, fa), b.Load(d, i + N, fb));
+      const auto d2 = hn::Sub(a.Load(d, i + 2 * N, fa), b.Load(d, i + 2 * N, fb));
+      const auto d3 = hn::Sub(a.Load(d, i + 3 * N, fa), b.Load(d, i + 3 * N, fb));
+      acc0 = hn::MulAdd(d0, d0, acc0);
+      acc1 = hn::MulAdd(d1, d1, acc1);
+      acc2 = hn::MulAdd(d2, d2, acc2);
+      acc3 = hn::MulAdd(d3, d3, acc3);
+      if constexpr (Wide::kCheckRange) {
+        const auto bad = hn::Or(hn::Or(OutOfRange(d, d0), OutOfRange(d, d1)), hn::Or(OutOfRange(d, d2), OutOfRange(d, d3)));
+        flagged = hn::IfThenElse(bad, hn::Set(d, 1.0), flagged);
+      }
+    }
+    const auto sum = hn::Add(hn::Add(acc0, acc1), hn::Add(acc2, acc3));
+    AddBlock(sums, hn::GetLane(hn::SumOfLanes(d, sum)));
+  }
+  // The tail (fewer than 4 vectors): one scalar chain.
+  if (i < n) {
+    double tail = 0;
+    for (; i < n; ++i) {
+      const double diff = a.Scalar(i) - b.Scalar(i);
+      tail = std::fma(diff, diff, tail);
+      if constexpr (Wide::kCheckRange) sums->needs_exact = sums->needs_exact || ScalarOutOfRange(diff);
+    }
+    AddBlock(sums, tail);
+  }
+  if constexpr (Wide::kCheckRange) {
+    if (!hn::AllFalse(d, hn::Ne(flagged, hn::Zero(d)))) sums->needs_exact = true;
+  }
+}
+
+// ---- Rows, double precision: exact-product terms in double-double lanes -----
+
+// The square of a - b as p + t: a - b = s + e (TwoSum), s^2 = p + q (FMA), and
+// t = q + 2se (rounded: its error, with the e^2 left out, is below 2^-102 p).
+template <class D>
+HWY_INLINE void SquareTerm(D /*d*/, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D>& p, hn::Vec<D>& t, hn::Vec<D>& s) {
+  hn::Vec<D> e;
+  TwoSumV<D>(a, hn::Neg(b), s, e);
+  p = hn::Mul(s, s);
+  const auto q = hn::MulSub(s, s, p);
+  t = hn::MulAdd(hn::Add(s, s), e, q);
+}
+
+HWY_INLINE void ScalarSquareTerm(double a, double b, double& p, double& t, double& s) {
+  double e;
+  TwoSum(a, -b, s, e);
+  p = s * s;
+  const double q = std::fma(s, s, -p);
+  t = std::fma(s + s, e, q);
+}
+
+template <class Wide, Operands kKind>
+void SquareRowDouble(const void* a_raw, const void* b_raw, size_t n, SquareSums* sums) {
+  using S = typename Wide::Storage;
+  using Pair = OperandPair<Wide, kKind>;
+  using D = hn::ScalableTag<double>;
+  const D d;
+  const size_t N = hn::Lanes(d);
+  const typename Pair::A a{static_cast<const S*>(a_raw)};
+  const typename Pair::B b{static_cast<const S*>(b_raw)};
+  const auto fa = a.Fixed(d);
+  const auto fb = b.Fixed(d);
+  auto flagged = hn::Zero(d);
+  size_t i = 0;
+  const size_t block = 2 * N * kChain;
+  HWY_ALIGN double hi_lanes[2 * hn::MaxLanes(d)];
+  HWY_ALIGN double lo_lanes[2 * hn::MaxLanes(d)];
+  while (i + 2 * N <= n) {
+    const size_t end = i + std::min(block, (n - i) / (2 * N) * (2 * N));
+    auto h0 = hn::Zero(d), l0 = hn::Zero(d), h1 = hn::Zero(d), l1 = hn::Zero(d);
+    for (; i < end; i += 2 * N) {
+      hn::Vec<D> p0, t0, s0, p1, t1, s1;
+      SquareTerm(d, a.Load(d, i, fa), b.Load(d, i, fb), p0, t0, s0);
+      SquareTerm(d, a.Load(d, i + N, fa), b.Load(d, i + N, fb), p1, t1, s1);
+      hn::Vec<D> e0, e1;
+      TwoSumV<D>(h0, p0, h0, e0);
+      TwoSumV<D>(h1, p1, h1, e1);
+      l0 = hn::Add(l0, hn::Add(e0, t0));
+      l1 = hn::Add(l1, hn::Add(e1, t1));
+      if constexpr (Wide::kCheckRange) {
+        flagged = hn::IfThenElse(hn::Or(OutOfRange(d, s0), OutOfRange(d, s1)), hn::Set(d, 1.0), flagged);
+      }
+    }
+    hn::Store(h0, d, hi_lanes);
+    hn::Store(h1, d, hi_lanes + N);
+    hn::Store(l0, d, lo_lanes);
+    hn::Store(l1, d, lo_lanes + N);
+    for (size_t k = 0; k < 2 * N; ++k) {
+      AddBlock(sums, hi_lanes[k]);
+      sums->lo += lo_lanes[k];
+    }
+  }
+  if (i < n) {
+    double h = 0, l = 0;
+    for (; i < n; ++i) {
+      double p, t, s, e;
+      ScalarSquareTerm(a.Scalar(i), b.Scalar(i), p, t, s);
+      TwoSum(h, p, h, e);
+      l += e + t;
+      if constexpr (Wide::kCheckRange) sums->needs_exact = sums->needs_exact || ScalarOutOfRange(s);
+    }
+    AddBlock(sums, h);
+    sums->lo += l;
+  }
+  if constexpr (Wide::kCheckRange) {
+    if (!hn::AllFalse(d, hn::Ne(flagged, hn::Zero(d)))) sums->needs_exact = true;
+  }
+}
+
+// ---- Columns ------------------------------------------------------------------
+
+template <class Wide, Operands kKind>
+void SquareColumns(const void* a_raw, const void* b_raw, size_t n, double* acc, bool* needs_exact) {
+  using S = typename Wide::Storage;
+  using Pair = OperandPair<Wide, kKind>;
+  const hn::ScalableTag<double> d;
+  const size_t N = hn::Lanes(d);
+  const typename Pair::A a{static_cast<const S*>(a_raw)};
+  const typename Pair::B b{static_cast<const S*>(b_raw)};
+  const auto fa = a.Fixed(d);
+  const auto fb = b.Fixed(d);
+  auto flagged = hn::Zero(d);
+  size_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto diff = hn::Sub(a.Load(d, i, fa), b.Load(d, i, fb));
+    hn::StoreU(hn::MulAdd(diff, diff, hn::LoadU(d, acc + i)), d, acc + i);
+    if constexpr (Wide::kCheckRange) flagged = hn::IfThenElse(OutOfRange(d, diff), hn::Set(d, 1.0), flagged);
+  }
+  for (; i < n; ++i) {
+    const double diff = a.Scalar(i) - b.Scalar(i);
+    acc[i] = std::fma(diff, diff, acc[i]);
+    if constexpr (Wide::kCheckRange) *needs_exact = *needs_exact || ScalarOutOfRange(diff);
+  }
+  if constexpr (Wide::kCheckRange) {
+    if (!hn::AllFalse(d, hn::Ne(flagged, hn::Zero(d)))) *needs_exact = true;
+  }
+}
+
+template <class Wide, Operands kKind>
+void SquareColumnsDouble(const void* a_raw, const void* b_raw, size_t n, double* hi, double* lo, bool* needs_exact) {
+  using S = typename Wide::Storage;
+  using Pair = OperandPair<Wide, kKind>;
+  const hn::ScalableTag<double> d;
+  const size_t N = hn::Lanes(d);
+  const typename Pair::A a{static_cast<const S*>(a_raw)};
+  const typename Pair::B b{static_cast<const S*>(b_raw)};
+  const auto fa = a.Fixed(d);
+  const auto fb = b.Fixed(d);
+  auto flagged = hn::Zero(d);
+  size_t i = 0;
+  for (; i + N <= n; i += N) {
+    hn::Vec<decltype(d)> p, t, s, h, e;
+    SquareTerm(d, a.Load(d, i, fa), b.Load(d, i, fb), p, t, s);
+    TwoSumV<decltype(d)>(hn::LoadU(d, hi + i), p, h, e);
+    hn::StoreU(h, d, hi + i);
+    hn::StoreU(hn::Add(hn::LoadU(d, lo + i), hn::Add(e, t)), d, lo + i);
+    if constexpr (Wide::kCheckRange) flagged = hn::IfThenElse(OutOfRange(d, s), hn::Set(d, 1.0), flagged);
+  }
+  for (; i < n; ++i) {
+    double p, t, s, e;
+    ScalarSquareTerm(a.Scalar(i), b.Scalar(i), p, t, s);
+    TwoSum(hi[i], p, hi[i], e);
+    lo[i] += e + t;
+    if constexpr (Wide::kCheckRange) *needs_exact = *needs_exact || ScalarOutOfRange(s);
+  }
+  if constexpr (Wide::kCheckRange) {
+    if (!hn::AllFalse(d, hn::Ne(flagged, hn::Zero(d)))) *needs_exact = true;
+  }
+}
+
+// ---- Pairwise: a block of rows of x against a block of rows of y ------------
+
+// kM rows of x against kN rows of y, held in kM * kN accumulators: each
+// loaded vector serves kN (or kM) pairs, as in a GEMM micro-kernel. The
+// difference is computed directly (never |x|^2 + |y|^2 - 2xy, which cancels).
+template <class Wide, size_t kM, size_t kN>
+HWY_INLINE void PairwiseTile(const typename Wide::Storage* x, int64_t xs, const typename Wide::Storage* y, int64_t ys,
+                             size_t k_count, double* sums, size_t n_count) {
+  const hn::ScalableTag<double> d;
+  const size_t N = hn::Lanes(d);
+  hn::Vec<decltype(d)> acc[kM][kN];
+  for (size_t m = 0; m < kM; ++m) {
+    for (size_t n = 0; n < kN; ++n) acc[m][n] = hn::Zero(d);
+  }
+  size_t k = 0;
+  for (; k + N <= k_count; k += N) {
+    hn::Vec<decltype(d)> xv[kM];
+    for (size_t m = 0; m < kM; ++m) xv[m] = Wide::Load(d, x + static_cast<int64_t>(m) * xs + static_cast<int64_t>(k));
+    for (size_t n = 0; n < kN; ++n) {
+      const auto yv = Wide::Load(d, y + static_cast<int64_t>(n) * ys + static_cast<int64_t>(k));
+      for (size_t m = 0; m < kM; ++m) {
+        const auto diff = hn::Sub(xv[m], yv);
+        acc[m][n] = hn::MulAdd(diff, diff, acc[m][n]);
+      }
+    }
+  }
+  for (size_t m = 0; m < kM; ++m) {
+    for (size_t n = 0; n < kN; ++n) {
+      double sum = hn::GetLane(hn::SumOfLanes(d, acc[m][n]));
+      // The tail of k: one more scalar chain per pair (at most N - 1 terms).
+      double tail = 0;
+      for (size_t t = k; t < k_count; ++t) {
+        const double diff = Wide::Scalar(x + static_cast<int64_t>(m) * xs + static_cast<int64_t>(t)) -
+                            Wide::Scalar(y + static_cast<int64_t>(n) * ys + static_cast<int64_t>(t));
+        tail = std::fma(diff, diff, tail);
+      }
+      sums[m * n_count + n] = sum + tail;
+    }
+  }
+}
+
+// The register block: 4 x 4 pairs with 32 vector registers (AVX-512), 2 x 4
+// with 16.
+#if HWY_TARGET <= HWY_AVX3
+constexpr size_t kPairRows = 4;
+#else
+constexpr size_t kPairRows = 2;
+#endif
+constexpr size_t kPairCols = 4;
+
+template <class Wide, size_t kM>
+HWY_INLINE void PairwiseRows(const typename Wide::Storage* x, int64_t xs, const typename Wide::Storage* y, int64_t ys,
+                             size_t n_count, size_t k_count, double* sums) {
+  size_t n = 0;
+  for (; n + kPairCols <= n_count; n += kPairCols) {
+    PairwiseTile<Wide, kM, kPairCols>(x, xs, y + static_cast<int64_t>(n) * ys, ys, k_count, sums + n, n_count);
+  }
+  for (; n < n_count; ++n) {
+    PairwiseTile<Wide, kM, 1>(x, xs, y + static_cast<int64_t>(n) * ys, ys, k_count, sums + n, n_count);
+  }
+}
+
+template <class Wide>
+void Pairwise(const void* x_raw, int64_t xs, size_t m_count, const void* y_raw, int64_t ys, size_t n_count,
+              size_t k_count, double* sums) {
+  using S = typename Wide::Storage;
+  const S* x = static_cast<const S*>(x_raw);
+  const S* y = static_cast<const S*>(y_raw);
+  size_t m = 0;
+  for (; m + kPairRows <= m_count; m += kPairRows) {
+    PairwiseRows<Wide, kPairRows>(x + static_cast<int64_t>(m) * xs, xs, y, ys, n_count, k_count, sums + m * n_count);
+  }
+  for (; m < m_count; ++m) {
+    PairwiseRows<Wide, 1>(x + static_cast<int64_t>(m) * xs, xs, y, ys, n_count, k_count, sums + m * n_count);
+  }
+}
+
+// ---- The table ----------------------------------------------------------------
+
+template <class Wide>
+constexpr SquareKernels MakeSquareKernels() {
+  SquareKernels k{};
+  k.row[0] = &SquareRow<Wide, Operands::vv>;
+  k.row[1] = &SquareRow<Wide, Operands::vs>;
+  k.row[2] = &SquareRow<Wide, Operands::sv>;
+  k.row_double[0] = &SquareRowDouble<Wide, Operands::vv>;
+  k.row_double[1] = &SquareRowDouble<Wide, Operands::vs>;
+  k.row_double[2] = &SquareRowDouble<Wide, Operands::sv>;
+  k.column[0] = &SquareColumns<Wide, Operands::vv>;
+  k.column[1] = &SquareColumns<Wide, Operands::vs>;
+  k.column[2] = &SquareColumns<Wide, Operands::sv>;
+  k.column_double[0] = &SquareColumnsDouble<Wide, Operands::vv>;
+  k.column_double[1] = &SquareColumnsDouble<Wide, Operands::vs>;
+  k.column_double[2] = &SquareColumnsDouble<Wide, Operands::sv>;
+  k.pairwise = &Pairwise<Wide>;
+  k.lanes = hn::MaxLanes(hn::ScalableTag<double>());
+  return k;
+}
+
+constexpr ReduceKernelTable MakeReduceKernelTable() {
+  ReduceKernelTable table{};
+  table.target = HWY_TARGET;
+  table.squares[0] = MakeSquareKernels<WideF16>();
+  table.squares[1] = MakeSquareKernels<WideBF16>();
+  table.squares[2] = MakeSquareKernels<WideF32>();
+  table.squares[3] = MakeSquareKernels<WideF64>();
+  return table;
+}
+
+}  // namespace sqdiff::detail::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // SQDIFF_KERNELS_REDUCE_INL_H_

@@ -1,0 +1,77 @@
+// The table of shape-free kernels that sum squared differences of float
+// inputs approximately, for the SIMD target chosen at run time. Each kernel
+// widens its inputs to f64 exactly and accumulates in a fixed structure whose
+// rounding error the caller bounds (reduce/square_bounds.hpp): that bound, not
+// the order of the additions, is what lets the caller round correctly.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "sqdiff/dtype.hpp"
+
+namespace sqdiff::detail {
+
+// A double-double sum of block sums: hi + lo, and how many double-double
+// additions made it (the bound grows with them). `needs_exact` is set when an
+// f64 operand is too large or too small (or not finite) for the bound; the
+// caller then sums that output exactly.
+struct SquareSums {
+  double hi = 0;
+  double lo = 0;
+  int64_t additions = 0;
+  bool needs_exact = false;
+};
+
+// Most terms any f64 lane chains by FMA before its block is folded into the
+// double-double, and the deepest lane tree of a fold: the single-precision
+// kernels' rounding error per term is at most (kChain + kTree + 2) units.
+inline constexpr int kChain = 64;
+inline constexpr int kTree = 16;
+
+// The operands of a row or column: both read along it (vv), or one of them
+// one element for the whole row (vs: b; sv: a).
+enum class Operands : uint8_t { vv, vs, sv };
+inline constexpr int kOperandKinds = 3;
+
+// Adds the n terms (a[i] - b[i])^2 of one row to `sums`. Single precision: f64
+// FMA chains in lanes; double: exact-product terms in double-double lanes
+// (for f64 outputs, whose rounding needs the error ~2^-90).
+using SquareRowKernel = void (*)(const void* a, const void* b, std::size_t n, SquareSums* sums);
+
+// acc[i] += (a[i] - b[i])^2 for i < n, one FMA per column (single precision);
+// the caller folds acc into double-doubles every kChain rows.
+using SquareColumnKernel = void (*)(const void* a, const void* b, std::size_t n, double* acc, bool* needs_exact);
+
+// (hi[i], lo[i]) += (a[i] - b[i])^2 in double-double, per column (double precision).
+using SquareColumnDoubleKernel = void (*)(const void* a, const void* b, std::size_t n, double* hi, double* lo,
+                                          bool* needs_exact);
+
+// sums[m * n_count + n] = sum over k < k_count of (x[m][k] - y[n][k])^2 in
+// single precision (f64 lanes, chains of at most kChain per lane: k_count at
+// most kChain * lanes), for m < m_count, n < n_count. Rows are contiguous;
+// row m of x starts x_row_stride elements after row m - 1.
+using PairwiseKernel = void (*)(const void* x, int64_t x_row_stride, std::size_t m_count, const void* y,
+                                int64_t y_row_stride, std::size_t n_count, std::size_t k_count, double* sums);
+
+struct SquareKernels {
+  SquareRowKernel row[kOperandKinds];
+  SquareRowKernel row_double[kOperandKinds];
+  SquareColumnKernel column[kOperandKinds];
+  SquareColumnDoubleKernel column_double[kOperandKinds];
+  PairwiseKernel pairwise;
+  std::size_t lanes;  // f64 lanes of a vector: a pairwise k_count may be up to kChain * lanes
+};
+
+struct ReduceKernelTable {
+  int64_t target;
+  SquareKernels squares[4];  // f16, bf16, f32, f64
+
+  const SquareKernels& for_input(DType dtype) const { return squares[static_cast<int>(dtype)]; }
+};
+
+// The table for the best target the CPU supports (honours hwy's
+// SetSupportedTargetsForTest, so tests can run every target).
+const ReduceKernelTable& reduce_kernel_table();
+
+}  // namespace sqdiff::detail

@@ -1,0 +1,78 @@
+// Float storage types read as f64 lanes, exactly: what the reductions and
+// gradients compute in. Each loader also reads one element as a double, for
+// tails.
+
+#if defined(SQDIFF_KERNELS_WIDEN_F64_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SQDIFF_KERNELS_WIDEN_F64_INL_H_
+#undef SQDIFF_KERNELS_WIDEN_F64_INL_H_
+#else
+#define SQDIFF_KERNELS_WIDEN_F64_INL_H_
+#endif
+
+#include <cstring>
+
+#include "hwy/highway.h"
+#include "kernels/half_convert-inl.h"
+#include "sqdiff/bfloat16.hpp"
+#include "sqdiff/float16.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace sqdiff::detail::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Lanes(d) elements of the storage type as f64 lanes.
+
+struct WideF64 {
+  using Storage = double;
+  static constexpr bool kCheckRange = true;  // only f64 values can leave the fast bound's range
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Load(D d, const Storage* p) {
+    return hn::LoadU(d, p);
+  }
+  static HWY_INLINE double Scalar(const Storage* p) { return *p; }
+};
+
+struct WideF32 {
+  using Storage = float;
+  static constexpr bool kCheckRange = false;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Load(D d, const Storage* p) {
+    return hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, D>(), p));
+  }
+  static HWY_INLINE double Scalar(const Storage* p) { return *p; }
+};
+
+struct WideF16 {
+  using Storage = hwy::float16_t;
+  static constexpr bool kCheckRange = false;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Load(D d, const Storage* p) {
+    const hn::Rebind<float, D> df;
+    return hn::PromoteTo(d, WidenF16(df, hn::LoadU(hn::Rebind<Storage, D>(), p)));
+  }
+  static HWY_INLINE double Scalar(const Storage* p) {
+    uint16_t bits;
+    std::memcpy(&bits, p, 2);
+    return static_cast<float>(sqdiff::float16::from_bits(bits));
+  }
+};
+
+struct WideBF16 {
+  using Storage = hwy::bfloat16_t;
+  static constexpr bool kCheckRange = false;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Load(D d, const Storage* p) {
+    const hn::Rebind<float, D> df;
+    return hn::PromoteTo(d, WidenBF16(df, hn::LoadU(hn::Rebind<Storage, D>(), p)));
+  }
+  static HWY_INLINE double Scalar(const Storage* p) {
+    uint16_t bits;
+    std::memcpy(&bits, p, 2);
+    return static_cast<float>(sqdiff::bfloat16::from_bits(bits));
+  }
+};
+
+}  // namespace sqdiff::detail::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // SQDIFF_KERNELS_WIDEN_F64_INL_H_

@@ -1,0 +1,463 @@
+#include "reduce/fast_squares.hpp"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+#include "kernels/kernel_table.hpp"
+#include "kernels/reduce_table.hpp"
+#include "reduce/element_access.hpp"
+#include "reduce/exact_reduce.hpp"
+#include "reduce/rounding.hpp"
+#include "reduce/square_bounds.hpp"
+#include "runtime/fp_environment.hpp"
+#include "runtime/thread_pool.hpp"
+
+namespace sqdiff::detail {
+namespace {
+
+std::atomic<bool> g_fast_enabled{true};
+std::atomic<int64_t> g_rounded{0};
+std::atomic<int64_t> g_exact{0};
+
+// Strided rows and columns are packed this many elements at a time.
+constexpr std::size_t kPackElements = 2048;
+// Columns are summed this many at a time: the accumulators stay in L1.
+constexpr std::size_t kColumnTile = 1024;
+// A piece of one output's terms, when few outputs share the threads.
+constexpr int64_t kMinPieceTerms = int64_t{1} << 15;
+
+using Offsets = std::array<int64_t, kMaxOperands>;
+
+// Everything a task needs: the call, its plan split into the parts each mode
+// walks, the kernels.
+struct Reduction {
+  const ReduceCall& call;
+  const ReducePlan& plan;
+  uint64_t* results;
+  const SquareKernels& kernels;
+  GatherKernel gather;
+  std::size_t element_size;
+  bool double_precision;  // f64 outputs need the double-double kernels
+  std::vector<ReduceDim> kept;
+  std::vector<ReduceDim> summed;
+  std::vector<ReduceDim> outer_summed;  // rows mode: the reduced dims above the innermost
+
+  Reduction(const ReduceCall& c, const ReducePlan& p, uint64_t* r)
+      : call(c),
+        plan(p),
+        results(r),
+        kernels(reduce_kernel_table().for_input(c.input)),
+        gather(kernel_table().gather.for_size(dtype_size(c.input))),
+        element_size(dtype_size(c.input)),
+        double_precision(c.output == DType::f64),
+        kept(p.kept()),
+        summed(p.summed()),
+        outer_summed(summed.empty() ? summed : std::vector<ReduceDim>(summed.begin(), summed.end() - 1)) {}
+
+  const std::byte* at(int operand, int64_t offset) const {
+    return call.data[static_cast<std::size_t>(operand)] + offset * static_cast<int64_t>(element_size);
+  }
+
+  // Rounds one output's sum (or sends it down the exact path) and writes it.
+  void finish(int64_t ordinal, const Offsets& base, int64_t out_offset, const SquareSums& sums, int64_t chain) const {
+    const uint64_t bits = round_sums(base, sums, chain);
+    if (results != nullptr) {
+      results[ordinal] = bits;
+    } else {
+      store_bits(call.out + out_offset * static_cast<int64_t>(dtype_size(call.output)), call.output, bits);
+    }
+  }
+
+  uint64_t round_sums(const Offsets& base, const SquareSums& sums, int64_t chain) const {
+    if (!sums.needs_exact) {
+      // Squares are never negative: a NaN (a NaN input, inf - inf) or +inf
+      // (an infinite input) in the sum is the result's; a zero sum is +0.
+      if (std::isnan(sums.hi)) return nan_bits(call.output);
+      if (std::isinf(sums.hi)) return infinity_bits(call.output, false);
+      if (sums.hi == 0 && sums.lo == 0) return zero_bits(call.output, false);
+      std::optional<Approximation> x = double_precision ? bound_double(sums, chain) : bound_single(sums);
+      if (call.mean) x = divide(*x, static_cast<uint64_t>(call.count));
+      if (x) {
+        if (const std::optional<uint64_t> bits = round_if_decided(*x, call.output)) {
+          g_rounded.fetch_add(1, std::memory_order_relaxed);
+          return *bits;
+        }
+      }
+    }
+    g_exact.fetch_add(1, std::memory_order_relaxed);
+    const ExactSum exact = exact_output_sum(call, summed, base);
+    return *round_exact(exact, call.mean, static_cast<uint64_t>(call.count), call.output);
+  }
+};
+
+// ---- Rows: the innermost dim is reduced ------------------------------------
+
+// Sums the terms of `n` elements of the innermost dim starting at the
+// operands' offsets, packing strided operands first.
+void add_row(const Reduction& r, const Offsets& start, int64_t n, SquareSums& sums) {
+  const ReduceDim& inner = r.plan.dims.back();
+  const int64_t sa = inner.stride[0];
+  const int64_t sb = inner.stride[1];
+  const auto kernels = r.double_precision ? r.kernels.row_double : r.kernels.row;
+  const std::byte* a = r.at(0, start[0]);
+  const std::byte* b = r.at(1, start[1]);
+  if ((sa == 1 || sa == 0) && (sb == 1 || sb == 0) && !(sa == 0 && sb == 0)) {
+    const int kind = sa == 0 ? static_cast<int>(Operands::sv) : sb == 0 ? static_cast<int>(Operands::vs) : 0;
+    kernels[kind](a, b, static_cast<std::size_t>(n), &sums);
+    return;
+  }
+  // Packed a chunk at a time (a stride-0 operand stays one element).
+  alignas(64) std::byte packed_a[kPackElements * 8];
+  alignas(64) std::byte packed_b[kPackElements * 8];
+  const int kind = sa == 0 ? static_cast<int>(Operands::sv) : sb == 0 ? static_cast<int>(Operands::vs) : 0;
+  for (int64_t done = 0; done < n;) {
+    const auto count = static_cast<std::size_t>(std::min<int64_t>(n - done, kPackElements));
+    const std::byte* pa = a;
+    const std::byte* pb = b;
+    if (sa != 0) {
+      r.gather(a + done * sa * static_cast<int64_t>(r.element_size), sa, packed_a, count);
+      pa = packed_a;
+    }
+    if (sb != 0) {
+      r.gather(b + done * sb * static_cast<int64_t>(r.element_size), sb, packed_b, count);
+      pb = packed_b;
+    }
+    if (sa == 0 && sb == 0) {
+      // Both operands one element for the whole row: pack a as a row.
+      r.gather(a, 0, packed_a, count);
+      kernels[static_cast<int>(Operands::vs)](packed_a, pb, count, &sums);
+    } else {
+      kernels[kind](pa, pb, count, &sums);
+    }
+    done += static_cast<int64_t>(count);
+  }
+}
+
+// The terms of one output in the flat range [first, last) of its (outer
+// reduced rows x innermost elements); `rows` walks r.outer_summed (made once
+// per task: a walker allocates).
+void add_output_range(const Reduction& r, const Offsets& base, int64_t first, int64_t last, DimWalker& rows,
+                      SquareSums& sums) {
+  const ReduceDim& inner = r.plan.dims.back();
+  const int64_t n = inner.size;
+  if (r.outer_summed.empty()) {  // one row per output
+    const Offsets start = {base[0] + first * inner.stride[0], base[1] + first * inner.stride[1], 0};
+    add_row(r, start, last - first, sums);
+    return;
+  }
+  rows.seek(first / n);
+  int64_t position = first;
+  while (position < last) {
+    const int64_t within = position % n;
+    const int64_t take = std::min(n - within, last - position);
+    const Offsets start = {base[0] + rows.offset(0) + within * inner.stride[0],
+                           base[1] + rows.offset(1) + within * inner.stride[1], 0};
+    add_row(r, start, take, sums);
+    position += take;
+    if (within + take == n) rows.next();
+  }
+}
+
+struct RowTask {
+  const Reduction* r;
+  int64_t terms;  // per output
+};
+
+void row_outputs(void* context, std::size_t begin, std::size_t count) {
+  const RowTask& task = *static_cast<const RowTask*>(context);
+  const Reduction& r = *task.r;
+  const ScopedIeeeDefaults ieee(r.call.input);
+  DimWalker outputs(r.kept);
+  DimWalker rows(r.outer_summed);
+  outputs.seek(static_cast<int64_t>(begin));
+  for (std::size_t k = 0; k < count; ++k) {
+    const Offsets base = {outputs.offset(0), outputs.offset(1), 0};
+    SquareSums sums;
+    add_output_range(r, base, 0, task.terms, rows, sums);
+    r.finish(static_cast<int64_t>(begin + k), base, outputs.out_offset(), sums, kChain);
+    outputs.next();
+  }
+}
+
+// Few outputs: each one's terms split into pieces across the threads.
+struct PieceTask {
+  const Reduction* r;
+  Offsets base;
+  int64_t piece;
+  int64_t terms;
+  std::vector<SquareSums>* partial;
+};
+
+void output_pieces(void* context, std::size_t begin, std::size_t count) {
+  const PieceTask& task = *static_cast<const PieceTask*>(context);
+  const ScopedIeeeDefaults ieee(task.r->call.input);
+  DimWalker rows(task.r->outer_summed);
+  for (std::size_t p = begin; p < begin + count; ++p) {
+    const int64_t first = static_cast<int64_t>(p) * task.piece;
+    add_output_range(*task.r, task.base, first, std::min(task.terms, first + task.piece), rows, (*task.partial)[p]);
+  }
+}
+
+void run_rows(const Reduction& r, int threads) {
+  const int64_t terms = r.call.count;
+  const int64_t outputs = r.call.outputs;
+  if (threads <= 1 || outputs >= 2 * threads) {
+    RowTask task{&r, terms};
+    const auto tile = static_cast<std::size_t>(std::max<int64_t>(1, outputs / (threads * 8)));
+    parallel_for(threads, static_cast<std::size_t>(outputs), tile, &row_outputs, &task);
+    return;
+  }
+  DimWalker walk(r.kept);
+  for (int64_t o = 0; o < outputs; ++o) {
+    const Offsets base = {walk.offset(0), walk.offset(1), 0};
+    const int64_t piece = std::max(kMinPieceTerms, (terms + 4 * threads - 1) / (4 * threads));
+    std::vector<SquareSums> partial(static_cast<std::size_t>((terms + piece - 1) / piece));
+    PieceTask task{&r, base, piece, terms, &partial};
+    parallel_for(threads, partial.size(), 1, &output_pieces, &task);
+    SquareSums sums;
+    for (const SquareSums& p : partial) add_sums(sums, p);
+    const ScopedIeeeDefaults ieee(r.call.input);
+    r.finish(o, base, walk.out_offset(), sums, kChain);
+    walk.next();
+  }
+}
+
+// ---- Columns: the innermost dim is kept ------------------------------------
+
+// The running sums of a tile of columns.
+struct ColumnSums {
+  std::vector<double> acc, hi, lo;
+  int64_t rows = 0;       // rows added
+  int64_t additions = 0;  // folds of acc into (hi, lo) (single precision)
+  bool needs_exact = false;
+
+  explicit ColumnSums(std::size_t n) : acc(n, 0.0), hi(n, 0.0), lo(n, 0.0) {}
+
+  void fold() {
+    for (std::size_t c = 0; c < acc.size(); ++c) {
+      const double s = hi[c] + acc[c];
+      const double bv = s - hi[c];
+      lo[c] += (hi[c] - (s - bv)) + (acc[c] - bv);
+      hi[c] = s;
+      acc[c] = 0;
+    }
+    ++additions;
+  }
+
+  void add(const ColumnSums& other) {
+    for (std::size_t c = 0; c < hi.size(); ++c) {
+      const double s = hi[c] + other.hi[c];
+      const double bv = s - hi[c];
+      lo[c] += other.lo[c] + ((hi[c] - (s - bv)) + (other.hi[c] - bv));
+      hi[c] = s;
+    }
+    rows += other.rows;
+    additions += other.additions + 1;
+    needs_exact = needs_exact || other.needs_exact;
+  }
+};
+
+// Adds reduced rows [first, last) of the tile's columns [c0, c0 + n) of the
+// outer kept position at `base`.
+void add_columns(const Reduction& r, const Offsets& base, int64_t c0, std::size_t n, int64_t first, int64_t last,
+                 ColumnSums& sums) {
+  const ReduceDim& inner = r.plan.dims.back();
+  const int64_t ca = inner.stride[0];
+  const int64_t cb = inner.stride[1];
+  const bool direct = (ca == 0 || ca == 1) && (cb == 0 || cb == 1) && !(ca == 0 && cb == 0);
+  const int kind = ca == 0 ? static_cast<int>(Operands::sv) : cb == 0 ? static_cast<int>(Operands::vs) : 0;
+  std::vector<std::byte> packed_a(direct ? 0 : n * r.element_size);
+  std::vector<std::byte> packed_b(direct ? 0 : n * r.element_size);
+  DimWalker rows(r.summed);
+  rows.seek(first);
+  for (int64_t row = first; row < last; ++row) {
+    const std::byte* a = r.at(0, base[0] + rows.offset(0) + c0 * ca);
+    const std::byte* b = r.at(1, base[1] + rows.offset(1) + c0 * cb);
+    int use = kind;
+    if (!direct) {
+      r.gather(a, ca, packed_a.data(), n);
+      r.gather(b, cb, packed_b.data(), n);
+      a = packed_a.data();
+      b = packed_b.data();
+      use = 0;
+    }
+    if (r.double_precision) {
+      r.kernels.column_double[use](a, b, n, sums.hi.data(), sums.lo.data(), &sums.needs_exact);
+    } else {
+      r.kernels.column[use](a, b, n, sums.acc.data(), &sums.needs_exact);
+      if ((row - first + 1) % kChain == 0) sums.fold();
+    }
+    ++sums.rows;
+    rows.next();
+  }
+  if (!r.double_precision) sums.fold();
+}
+
+struct ColumnTask {
+  const Reduction* r;
+  std::vector<ReduceDim> outer_kept;
+  int64_t columns;
+  int64_t tiles;  // per outer kept position
+};
+
+void finish_columns(const Reduction& r, const Offsets& base, int64_t out_base, int64_t ordinal_base, int64_t c0,
+                    const ColumnSums& sums) {
+  const ReduceDim& inner = r.plan.dims.back();
+  for (std::size_t c = 0; c < sums.hi.size(); ++c) {
+    const auto column = c0 + static_cast<int64_t>(c);
+    const SquareSums one{sums.hi[c], sums.lo[c], sums.additions, sums.needs_exact};
+    const Offsets at = {base[0] + column * inner.stride[0], base[1] + column * inner.stride[1], 0};
+    r.finish(ordinal_base + column, at, out_base + column * inner.out_stride, one, sums.rows);
+  }
+}
+
+void column_tiles(void* context, std::size_t begin, std::size_t count) {
+  const ColumnTask& task = *static_cast<const ColumnTask*>(context);
+  const Reduction& r = *task.r;
+  const ScopedIeeeDefaults ieee(r.call.input);
+  DimWalker outer(task.outer_kept);
+  for (std::size_t t = begin; t < begin + count; ++t) {
+    const auto position = static_cast<int64_t>(t) / task.tiles;
+    const int64_t c0 = static_cast<int64_t>(t) % task.tiles * static_cast<int64_t>(kColumnTile);
+    const auto n = static_cast<std::size_t>(std::min<int64_t>(kColumnTile, task.columns - c0));
+    outer.seek(position);
+    const Offsets base = {outer.offset(0), outer.offset(1), 0};
+    ColumnSums sums(n);
+    add_columns(r, base, c0, n, 0, r.call.count, sums);
+    finish_columns(r, base, outer.out_offset(), position * task.columns, c0, sums);
+  }
+}
+
+struct ColumnPieceTask {
+  const Reduction* r;
+  Offsets base;
+  int64_t c0;
+  std::size_t n;
+  int64_t piece;
+  std::vector<ColumnSums>* partial;
+};
+
+void column_pieces(void* context, std::size_t begin, std::size_t count) {
+  const ColumnPieceTask& task = *static_cast<const ColumnPieceTask*>(context);
+  const ScopedIeeeDefaults ieee(task.r->call.input);
+  for (std::size_t p = begin; p < begin + count; ++p) {
+    const int64_t first = static_cast<int64_t>(p) * task.piece;
+    add_columns(*task.r, task.base, task.c0, task.n, first, std::min(task.r->call.count, first + task.piece),
+                (*task.partial)[p]);
+  }
+}
+
+void run_columns(const Reduction& r, int threads) {
+  ColumnTask task{&r, std::vector<ReduceDim>(r.kept.begin(), r.kept.end() - 1), r.kept.back().size, 0};
+  task.tiles = (task.columns + static_cast<int64_t>(kColumnTile) - 1) / static_cast<int64_t>(kColumnTile);
+  int64_t positions = 1;
+  for (const ReduceDim& d : task.outer_kept) positions *= d.size;
+  const int64_t work = positions * task.tiles;
+  if (threads <= 1 || work >= 2 * threads) {
+    parallel_for(threads, static_cast<std::size_t>(work), 1, &column_tiles, &task);
+    return;
+  }
+  // Few tiles: each tile's reduced rows split across the threads.
+  DimWalker outer(task.outer_kept);
+  for (int64_t position = 0; position < positions; ++position) {
+    const Offsets base = {outer.offset(0), outer.offset(1), 0};
+    for (int64_t c0 = 0; c0 < task.columns; c0 += static_cast<int64_t>(kColumnTile)) {
+      const auto n = static_cast<std::size_t>(std::min<int64_t>(kColumnTile, task.columns - c0));
+      const int64_t piece = std::max<int64_t>(kChain, (r.call.count + 4 * threads - 1) / (4 * threads));
+      std::vector<ColumnSums> partial(static_cast<std::size_t>((r.call.count + piece - 1) / piece), ColumnSums(n));
+      ColumnPieceTask pieces{&r, base, c0, n, piece, &partial};
+      parallel_for(threads, partial.size(), 1, &column_pieces, &pieces);
+      ColumnSums sums(n);
+      for (const ColumnSums& p : partial) sums.add(p);
+      const ScopedIeeeDefaults ieee(r.call.input);
+      finish_columns(r, base, outer.out_offset(), position * task.columns, c0, sums);
+    }
+    outer.next();
+  }
+}
+
+// ---- Pairwise: [M,1,K] with [1,N,K] over K ----------------------------------
+
+// The plan [M, N, K] with K reduced and contiguous for both operands, one
+// operand constant along N and the other along M: which operand is x (the one
+// that moves with M).
+struct PairwiseShape {
+  int x = 0;  // operand index of x; y is 1 - x
+};
+
+std::optional<PairwiseShape> pairwise_shape(const Reduction& r) {
+  const auto& dims = r.plan.dims;
+  if (r.double_precision || dims.size() != 3 || dims[0].reduced || dims[1].reduced || !dims[2].reduced) return {};
+  if (dims[2].stride[0] != 1 || dims[2].stride[1] != 1) return {};
+  if (dims[2].size > kChain * static_cast<int64_t>(r.kernels.lanes) || dims[2].size < static_cast<int64_t>(r.kernels.lanes)) {
+    return {};
+  }
+  for (int x = 0; x < 2; ++x) {
+    const int y = 1 - x;
+    if (dims[0].stride[static_cast<std::size_t>(y)] == 0 && dims[1].stride[static_cast<std::size_t>(x)] == 0 &&
+        dims[0].stride[static_cast<std::size_t>(x)] != 0 && dims[1].stride[static_cast<std::size_t>(y)] != 0) {
+      return PairwiseShape{x};
+    }
+  }
+  return {};
+}
+
+constexpr std::size_t kPairwiseRows = 16;  // rows of x per task
+
+struct PairwiseTask {
+  const Reduction* r;
+  PairwiseShape shape;
+};
+
+void pairwise_rows(void* context, std::size_t begin, std::size_t count) {
+  const PairwiseTask& task = *static_cast<const PairwiseTask*>(context);
+  const Reduction& r = *task.r;
+  const ScopedIeeeDefaults ieee(r.call.input);
+  const auto& dims = r.plan.dims;
+  const auto x = static_cast<std::size_t>(task.shape.x);
+  const auto y = 1 - x;
+  const int64_t xs = dims[0].stride[x];
+  const int64_t ys = dims[1].stride[y];
+  const auto n_count = static_cast<std::size_t>(dims[1].size);
+  std::vector<double> sums(count * n_count);
+  r.kernels.pairwise(r.at(static_cast<int>(x), static_cast<int64_t>(begin) * xs), xs, count,
+                     r.at(static_cast<int>(y), 0), ys, n_count, static_cast<std::size_t>(dims[2].size), sums.data());
+  for (std::size_t m = 0; m < count; ++m) {
+    for (std::size_t n = 0; n < n_count; ++n) {
+      const auto mm = static_cast<int64_t>(begin + m);
+      const auto nn = static_cast<int64_t>(n);
+      Offsets base = {};
+      base[x] = mm * xs;
+      base[y] = nn * ys;
+      const int64_t out_offset = mm * dims[0].out_stride + nn * dims[1].out_stride;
+      r.finish(mm * dims[1].size + nn, base, out_offset, SquareSums{sums[m * n_count + n], 0.0, 1, false}, kChain);
+    }
+  }
+}
+
+}  // namespace
+
+void set_fast_square_reductions(bool enabled) { g_fast_enabled.store(enabled); }
+bool fast_square_reductions_enabled() { return g_fast_enabled.load(); }
+
+FastSquareCounts fast_square_counts() { return {g_rounded.load(), g_exact.load()}; }
+
+void fast_square_reduction(const ReduceCall& call, const ReducePlan& plan, int threads, uint64_t* results) {
+  const Reduction r(call, plan, results);
+  if (const auto shape = pairwise_shape(r)) {
+    PairwiseTask task{&r, *shape};
+    parallel_for(threads, static_cast<std::size_t>(plan.dims[0].size), kPairwiseRows, &pairwise_rows, &task);
+    return;
+  }
+  if (plan.innermost_reduced()) {
+    run_rows(r, threads);
+  } else {
+    run_columns(r, threads);
+  }
+}
+
+}  // namespace sqdiff::detail

@@ -1,0 +1,35 @@
+// Sums and means of squared differences of float inputs with the SIMD
+// kernels: each output's sum comes with a rigorous error bound
+// (square_bounds.hpp) and is rounded directly when the bound allows; the rare
+// output whose bound straddles a rounding boundary is summed again exactly.
+// The work is split into rows (the innermost dim reduced), columns (the
+// innermost dim kept) or pairwise blocks ([M,1,K] with [1,N,K] over K).
+#pragma once
+
+#include <cstdint>
+
+#include "reduce/reduce_call.hpp"
+#include "reduce/reduce_plan.hpp"
+
+namespace sqdiff::detail {
+
+// Computes every output of `call` (a sum or mean of squares of f16, bf16, f32
+// or f64 inputs, with at least one term per output) and writes its bits to
+// the output, or to `results[ordinal]` (row-major over the output) when not
+// null. Never fails.
+void fast_square_reduction(const ReduceCall& call, const ReducePlan& plan, int threads, uint64_t* results);
+
+// Tests compare the fast paths against the exact one: false sends every
+// output down the exact path.
+void set_fast_square_reductions(bool enabled);
+bool fast_square_reductions_enabled();
+
+// How many outputs the fast paths rounded directly and how many went down the
+// exact path since the process started (tests check that the exact path is rare).
+struct FastSquareCounts {
+  int64_t rounded = 0;
+  int64_t exact = 0;
+};
+FastSquareCounts fast_square_counts();
+
+}  // namespace sqdiff::detail
