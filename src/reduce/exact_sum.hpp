@@ -67,6 +67,12 @@ class ExactSum {
   // The sign IEEE arithmetic gives a zero sum: -0 only when there were terms
   // and every one of them was -0.
   bool only_negative_zeros() const { return any_term_ && !non_negative_zero_term_; }
+  // Records terms added by other means (a BinnedSum): whether any was, and
+  // whether any was not -0.
+  void note_terms(bool any, bool non_negative_zero) {
+    any_term_ = any_term_ || any;
+    non_negative_zero_term_ = non_negative_zero_term_ || non_negative_zero;
+  }
 
   // The finite part's limbs, least significant first, two's complement.
   std::span<const uint64_t> limbs() const { return {limbs_.data(), static_cast<std::size_t>(format_.limbs)}; }
