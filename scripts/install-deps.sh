@@ -24,6 +24,7 @@ packages=(
   pybind11-dev
   python3-pybind11
   python3-numpy
+  python3-pandas
   python3-pytest
   python3-hypothesis
   python3-dev

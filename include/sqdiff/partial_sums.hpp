@@ -12,8 +12,9 @@
 namespace sqdiff {
 
 // 64-bit words per output element of the state for inputs of `input` type
-// (it depends only on the type: 3 for f16 and the integers, 10 for bf16 and
-// f32, 68 for f64: the limbs of an exact fixed-point sum and a word of flags).
+// (it depends only on the type: the limbs of an exact fixed-point sum, 3 for
+// f16 and the integers, 10 for bf16 and f32, 67 for f64, and a word of flags:
+// 4, 11, 11 and 68 words).
 std::size_t partial_sum_words(DType input);
 
 // partials[i * words .. (i + 1) * words) = the exact sum of (a - b)^2 for

@@ -36,7 +36,7 @@ TypeRange range_of(DType dtype) {
     case DType::bf16: return {-133, 128};
     case DType::f32: return {-149, 128};
     case DType::f64: return {-1074, 1024};
-    default: return {0, 64};  // integers: |a - b| < 2^64
+    default: return {0, 64};  // integers (exact_format sizes them apart)
   }
 }
 
@@ -61,7 +61,8 @@ ExactFormat exact_format(DType input) {
   const bool integer = input != DType::f16 && input != DType::bf16 && input != DType::f32 && input != DType::f64;
   // Products of two values (lowest bit 2^(2 min)) up to 4 max^2 * 2 (a^2 - 2ab
   // + b^2, and gradients' factor 2), then 2^63 terms and a sign bit.
-  const int lsb = integer ? 0 : 2 * range.min_exponent;
+  if (integer) return {0, 3};  // squares below 2^128, 2^63 of them, and a sign: 192 bits
+  const int lsb = 2 * range.min_exponent;
   const int top = 2 * range.max_exponent + 3 + 64;
   return {lsb, (top - lsb + 63) / 64};
 }

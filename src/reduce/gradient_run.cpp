@@ -341,11 +341,52 @@ void run_summed(const ReduceCall& call) {
 
 }  // namespace
 
-void run_gradients(std::string_view /*op*/, const std::array<ReduceCall, 2>& calls) {
+namespace {
+
+void run_calls(const std::array<ReduceCall, 2>& calls) {
   std::array<bool, 2> ran = {false, false};
   if (calls[0].term == Term::difference_product) ran = run_elementwise_products(calls);
   for (std::size_t k = 0; k < 2; ++k) {
     if (!ran[k] && calls[k].outputs > 0) run_summed(calls[k]);
+  }
+}
+
+// The call with its output redirected to a dense array of its elements
+// (row-major over the kept dims), computed as if nothing overlapped.
+ReduceCall into_dense(const ReduceCall& call, std::vector<std::byte>& storage) {
+  ReduceCall aside = call;
+  storage.resize(static_cast<std::size_t>(call.outputs) * dtype_size(call.output));
+  aside.out = storage.data();
+  aside.out_aliases_input = false;
+  int64_t step = 1;
+  for (std::size_t i = call.shape.size(); i-- > 0;) {
+    aside.out_strides[i] = call.reduced[i] != 0 ? 0 : step;
+    if (call.reduced[i] == 0) step *= call.shape[i];
+  }
+  return aside;
+}
+
+}  // namespace
+
+void run_gradients(std::string_view /*op*/, const std::array<ReduceCall, 2>& calls) {
+  const bool both = calls[0].outputs > 0 && calls[1].outputs > 0;
+  if (!both || !(calls[0].out_aliases_input || calls[1].out_aliases_input)) {
+    run_calls(calls);
+    return;
+  }
+  // A gradient written over an input would change what the other one reads:
+  // both are computed aside first, then stored (as if the inputs were copied).
+  std::vector<std::byte> storage[2];
+  run_calls({into_dense(calls[0], storage[0]), into_dense(calls[1], storage[1])});
+  for (std::size_t k = 0; k < 2; ++k) {
+    const ReduceCall& call = calls[k];
+    const std::size_t size = dtype_size(call.output);
+    DimWalker walk(make_reduce_plan(call).kept());
+    for (int64_t ordinal = 0; ordinal < call.outputs; ++ordinal) {
+      std::memcpy(call.out + walk.out_offset() * static_cast<int64_t>(size),
+                  storage[k].data() + static_cast<std::size_t>(ordinal) * size, size);
+      walk.next();
+    }
   }
 }
 
