@@ -6,10 +6,13 @@
 // hundred microseconds into ~8 ms stalls, and its workers spun ~27 ms after
 // each call. Here a call ends as soon as its tiles are done: a worker that
 // wakes late finds none left and goes back to waiting, and workers spin
-// only briefly before they sleep. oneTBB, measured beside pthreadpool, hands
+// only briefly before they sleep (spin_budget.hpp: how briefly adapts to the
+// caller's gaps between calls). oneTBB, measured beside pthreadpool, hands
 // out an empty 2-task job faster (0.15 us vs 0.4-1.0 us) but kept a 1M-element
 // f32 call on the caller (x0.99 over one thread, pthreadpool x2.26).
 #include "runtime/thread_pool.hpp"
+
+#include "runtime/spin_budget.hpp"
 
 #include <emmintrin.h>
 #include <pthread.h>
@@ -27,9 +30,6 @@ namespace sqdiff::detail {
 namespace {
 
 constexpr int kMaxThreads = 256;
-// How long an idle worker spins before it sleeps: long enough to catch the
-// next call of a loop of calls, short enough not to hold a core for long.
-constexpr auto kWorkerSpin = std::chrono::microseconds(200);
 
 void run_inline(std::size_t range, std::size_t tile, TileTask task, void* context) {
   for (std::size_t begin = 0; begin < range; begin += tile) {
@@ -162,17 +162,26 @@ class Pool {
   }
 
   uint32_t wait_for_change(uint32_t seen) {
-    const auto spin_end = std::chrono::steady_clock::now() + kWorkerSpin;
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    const auto spin_end = start + std::chrono::nanoseconds(spin_budget_.budget_ns());
+    const auto record_gap = [&] {
+      spin_budget_.record_gap(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+    };
     for (int spins = 0;; ++spins) {
       const uint32_t now = epoch_.load(std::memory_order_acquire);
-      if (now != seen) return now;
-      if ((spins & 63) == 0 && std::chrono::steady_clock::now() > spin_end) break;
+      if (now != seen) {
+        record_gap();
+        return now;
+      }
+      if ((spins & 63) == 0 && Clock::now() > spin_end) break;
       _mm_pause();
     }
     std::unique_lock<std::mutex> lock(sleep_mutex_);
     sleepers_.fetch_add(1);
     wake_.wait(lock, [&] { return epoch_.load() != seen; });
     sleepers_.fetch_sub(1);
+    record_gap();
     return epoch_.load(std::memory_order_acquire);
   }
 
@@ -185,6 +194,7 @@ class Pool {
   std::mutex sleep_mutex_;
   std::condition_variable wake_;
   std::atomic<bool> stop_{false};
+  SpinBudget spin_budget_;
   std::atomic<int> helpers_{0};
   alignas(64) std::atomic<int64_t> remaining_{0};  // tiles not yet claimed
   alignas(64) std::atomic<int64_t> done_{0};       // tiles finished
