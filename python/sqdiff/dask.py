@@ -1,0 +1,491 @@
+"""sqdiff.dask: sqdiff's operations on Dask arrays, lazily, with the eager module's results.
+
+The eager functions (``sqdiff.squared_difference`` and the others) take NumPy
+arrays and refuse Dask arrays, which ``numpy.asarray`` would compute whole into
+memory. These take ``dask.array`` arrays (the other operand may be a NumPy
+array or a scalar) and return lazy Dask arrays:
+
+    squared_difference(a, b)         (a - b)**2, block by block
+    subtract(a, b)                   a - b, block by block
+    sum_squared_difference(a, b)     the sum of (a - b)**2 over axes: exact partial sums in a tree
+    mean_squared_difference(a, b)    that sum divided by the number of terms
+
+They take the eager functions' keywords (less ``out``) and raise their errors
+(shapes, dtypes, axes, modes, threads) when the graph is built, checked on
+stand-ins that hold no data, so that nothing is computed before ``.compute()``
+and nothing fails there that could have failed earlier. (An integer sum too
+large for its output type depends on the data: that error comes at compute
+time. A call with several errors may report another one of them first than the
+eager function would.)
+
+The results are bit-identical to the eager module's for any chunking, any
+``split_every`` and any number of workers: the element-wise ops are the eager
+ops on each block, and each block of a reduction yields the library's exact
+partial state (``sqdiff._partial_sum_squared_difference``), which a tree of
+tasks adds exactly (``sqdiff._combine_partial_sums``) and which is rounded
+once, at the end (``sqdiff._finish_partial_sums``).
+
+Each block runs with ``threads=1`` by default: Dask provides the parallelism,
+and more threads per task would oversubscribe the cores. The functions the
+tasks run are module-level functions of this module, so graphs pickle to
+``distributed`` workers (which need sqdiff installed, as for any library).
+
+>>> import numpy as np
+>>> import dask.array as da
+>>> import sqdiff.dask
+>>> a = da.arange(6, dtype=np.float32, chunks=2).reshape(2, 3)
+>>> d = sqdiff.dask.squared_difference(a, np.float32([1, 0, -1]))
+>>> d.compute()
+array([[ 1.,  1.,  9.],
+       [ 4., 16., 36.]], dtype=float32)
+>>> sqdiff.dask.mean_squared_difference(a, np.float32([1, 0, -1]), axis=1).compute()
+array([ 3.6666667, 18.666666 ], dtype=float32)
+"""
+
+import functools
+import numbers
+import operator
+
+import dask.array as _da
+import numpy as _np
+
+import sqdiff as _sqdiff
+from sqdiff import _weak_scalars
+
+__all__ = ["mean_squared_difference", "squared_difference", "subtract", "sum_squared_difference"]
+
+_Error = _sqdiff.Error
+
+_EAGER = {
+    "squared_difference": _sqdiff.squared_difference,
+    "subtract": _sqdiff.subtract,
+    "sum_squared_difference": _sqdiff.sum_squared_difference,
+    "mean_squared_difference": _sqdiff.mean_squared_difference,
+}
+
+_BF16_NAMES = ("bfloat16", "bf16")
+
+
+# --- operands and their stand-ins -------------------------------------------
+
+def _is_scalar(x):
+    """Python and NumPy scalars stay as they are: the eager functions apply
+    their own rules to them (a Python int or float takes the array's type)."""
+    return isinstance(x, (numbers.Number, _np.generic))
+
+
+def _operand(op, name, x):
+    """A Dask array of known chunk sizes, or a scalar. NumPy arrays and lists
+    become one-chunk Dask arrays (split along the other operand's chunks when
+    the graph is built); objects whose conversion would lose their meaning are
+    refused with the eager function's message."""
+    if isinstance(x, _da.Array):
+        if any(_np.isnan(size) for sizes in x.chunks for size in sizes):
+            raise _Error(f"{op}: {name} has unknown chunk sizes (shape {x.shape}); call "
+                         f"{name}.compute_chunk_sizes() first, so that the shapes can be checked")
+        return x
+    if _is_scalar(x):
+        return x
+    if isinstance(x, _np.ma.MaskedArray) or (type(x).__module__ or "").split(".")[0] in ("pandas", "xarray"):
+        _EAGER[op](*((x, 0) if name == "a" else (0, x)))  # raises: masks and labels would be lost
+    array = _np.asarray(x)
+    return _da.from_array(array, chunks=array.shape, asarray=False)
+
+
+def _shape(x):
+    return x.shape if isinstance(x, _da.Array) else ()
+
+
+def _ones_stand_in(x):
+    """x's dtype and rank, every dim 1, one zero in memory: what the checks that
+    depend only on dtypes, ranks and keywords run on."""
+    if isinstance(x, _da.Array):
+        return _np.broadcast_to(_np.zeros((), x.dtype), (1,) * x.ndim)
+    return x
+
+
+def _shaped_stand_in(x):
+    """x's dtype and shape, one zero in memory (every stride 0)."""
+    if isinstance(x, _da.Array):
+        return _np.broadcast_to(_np.zeros((), x.dtype), x.shape)
+    return x
+
+
+def _broadcast_error(op, shape_a, shape_b, broadcast, broadcast_axis):
+    """The eager function's error for shapes that do not broadcast, or None
+    (the eager functions put their own name in front of broadcast_shape's)."""
+    try:
+        _sqdiff.broadcast_shape(shape_a, shape_b, broadcast, broadcast_axis)
+    except _Error as error:
+        message = str(error)
+        prefix = "broadcast_shape: "
+        if message.startswith(prefix):
+            message = message[len(prefix):]
+        return _Error(f"{op}: {message}")
+    return None
+
+
+def _check_on_ones(op, a, b, broadcast, broadcast_axis, **keywords):
+    """The eager function on stand-ins with a's and b's dtypes and ranks but
+    every dim 1: raises its error for the dtypes, ranks and keywords, or
+    returns its one-element result (whose dtype is the result's). An error
+    about the stand-ins' shapes (ranks that do not broadcast) is replaced by
+    the one about the real shapes."""
+    ones_a, ones_b = _ones_stand_in(a), _ones_stand_in(b)
+    try:
+        return _EAGER[op](ones_a, ones_b, broadcast=broadcast, broadcast_axis=broadcast_axis, **keywords)
+    except _Error as error:
+        stand_in_error = _broadcast_error(op, _shape(ones_a), _shape(ones_b), broadcast, broadcast_axis)
+        if stand_in_error is not None and str(stand_in_error) == str(error):
+            real_error = _broadcast_error(op, _shape(a), _shape(b), broadcast, broadcast_axis)
+            if real_error is not None:
+                raise real_error from None
+        raise
+
+
+def _check_shapes(op, a, b, broadcast, broadcast_axis):
+    """The broadcast shape of a and b, or the eager function's error."""
+    error = _broadcast_error(op, _shape(a), _shape(b), broadcast, broadcast_axis)
+    if error is not None:
+        raise error
+    return _sqdiff.broadcast_shape(_shape(a), _shape(b), broadcast, broadcast_axis)
+
+
+def _pdpd_start(rank_a, rank_b, broadcast_axis):
+    """The dim of `a` that b's first dim lines up with in "pdpd" mode."""
+    return rank_a - rank_b if broadcast_axis == -1 else operator.index(broadcast_axis)
+
+
+def _blockwise_inputs(a, b, broadcast, broadcast_axis, rank):
+    """blockwise's (array, indices) pairs: which output dims each input's dims
+    line up with (None for a scalar)."""
+    rank_a, rank_b = len(_shape(a)), len(_shape(b))
+    if broadcast == "pdpd":
+        start = _pdpd_start(rank_a, rank_b, broadcast_axis)
+        index_a, index_b = tuple(range(rank_a)), tuple(range(start, start + rank_b))
+    else:  # "numpy" right-aligns; "none" has equal ranks, where that is the same
+        index_a, index_b = tuple(range(rank - rank_a, rank)), tuple(range(rank - rank_b, rank))
+    pairs = []
+    for x, index in ((a, index_a), (b, index_b)):
+        pairs += [x, index] if isinstance(x, _da.Array) else [x, None]
+    return pairs
+
+
+def _block_alignment(a, b, broadcast, broadcast_axis):
+    """The broadcast_axis for each block's call: pdpd's -1 made explicit (it
+    stays right for blocks, whose ranks are the arrays' ranks)."""
+    if broadcast == "pdpd":
+        return _pdpd_start(len(_shape(a)), len(_shape(b)), broadcast_axis)
+    return broadcast_axis
+
+
+# --- element-wise -----------------------------------------------------------
+
+def _elementwise_block(a, b, *, op, broadcast, broadcast_axis, threads, dtype_keyword):
+    """A task: the eager element-wise op on one block of each input."""
+    return _EAGER[op](a, b, broadcast=broadcast, broadcast_axis=broadcast_axis, threads=threads,
+                      dtype=dtype_keyword)
+
+
+def _elementwise(op, a, b, broadcast, broadcast_axis, threads, dtype):
+    a, b = _operand(op, "a", a), _operand(op, "b", b)
+    one = _check_on_ones(op, a, b, broadcast, broadcast_axis, threads=threads, dtype=dtype)
+    shape = _check_shapes(op, a, b, broadcast, broadcast_axis)
+    rank = len(shape)
+    return _da.blockwise(
+        _elementwise_block, tuple(range(rank)), *_blockwise_inputs(a, b, broadcast, broadcast_axis, rank),
+        op=op, broadcast=broadcast, broadcast_axis=_block_alignment(a, b, broadcast, broadcast_axis),
+        threads=threads, dtype_keyword=dtype, token=f"sqdiff-{op}", align_arrays=True,
+        meta=_np.empty((0,) * rank, dtype=one.dtype))
+
+
+_ELEMENTWISE_PARAMETERS = """\
+Parameters
+----------
+a, b : dask.array.Array, numpy.ndarray or scalar
+    The inputs, of one dtype, as for the eager function. A NumPy array (or a
+    list) is split along the other operand's chunks; a Python scalar follows
+    the eager function's rules (it takes the array's dtype).
+broadcast : {"numpy", "none", "pdpd"}, default "numpy"
+broadcast_axis : int, default -1
+dtype : str or numpy.dtype, optional
+    As for the eager function ("pdpd": the dim of ``a`` that b's first dim
+    lines up with; dtype="bfloat16" for uint16 arrays of bfloat16 bits).
+threads : int or None, default 1
+    Threads for each block's call (None: the library's default). Dask runs
+    the blocks in parallel.
+
+Returns
+-------
+dask.array.Array
+    Lazy, of the broadcast shape and the inputs' dtype; computed, it is bit
+    for bit the eager function's result. Its chunks are the inputs' chunks
+    along the broadcast shape, unified where they differ (a dim chunked
+    differently in ``a`` and ``b`` gets the boundaries of both).
+
+Raises
+------
+sqdiff.Error, TypeError
+    The eager function's errors, here, when the graph is built (also for a
+    Dask array of unknown chunk sizes, whose shape cannot be checked).
+"""
+
+
+def squared_difference(a, b, *, broadcast="numpy", broadcast_axis=-1, threads=1, dtype=None):
+    return _elementwise("squared_difference", a, b, broadcast, broadcast_axis, threads, dtype)
+
+
+def subtract(a, b, *, broadcast="numpy", broadcast_axis=-1, threads=1, dtype=None):
+    return _elementwise("subtract", a, b, broadcast, broadcast_axis, threads, dtype)
+
+
+squared_difference.__doc__ = f"""\
+Element-wise ``(a - b)**2`` of Dask arrays, lazily: ``sqdiff.squared_difference`` on each block.
+
+{_ELEMENTWISE_PARAMETERS}
+Examples
+--------
+>>> import numpy as np
+>>> import dask.array as da
+>>> import sqdiff.dask
+>>> a = da.from_array(np.arange(8, dtype=np.int16).reshape(4, 2), chunks=(3, 2))
+>>> d = sqdiff.dask.squared_difference(a, np.int16([10, 0, 5, 1]), broadcast="pdpd", broadcast_axis=0)
+>>> d
+dask.array<sqdiff-squared_difference, shape=(4, 2), dtype=int16, chunksize=(3, 2), chunktype=numpy.ndarray>
+>>> d.compute()
+array([[100,  81],
+       [  4,   9],
+       [  1,   0],
+       [ 25,  36]], dtype=int16)
+
+Errors come when the graph is built:
+
+>>> sqdiff.dask.squared_difference(a, da.zeros((3,), dtype=np.int16))
+Traceback (most recent call last):
+    ...
+sqdiff.Error: squared_difference: cannot broadcast [4,2] with [3] (numpy): dimension 1 is 2 vs 3
+"""
+
+subtract.__doc__ = f"""\
+Element-wise ``a - b`` of Dask arrays, lazily: ``sqdiff.subtract`` on each block.
+
+{_ELEMENTWISE_PARAMETERS}
+Examples
+--------
+>>> import numpy as np
+>>> import dask.array as da
+>>> import sqdiff.dask
+>>> a = da.from_array(np.uint8([0, 1, 2, 3, 4]), chunks=2)
+>>> sqdiff.dask.subtract(a, 1).compute()   # uint8 wraps around; 1 takes a's dtype
+array([255,   0,   1,   2,   3], dtype=uint8)
+"""
+
+
+# --- reductions -------------------------------------------------------------
+
+def _reduced_axes(axis, rank):
+    """The reduced dims of the broadcast shape, sorted and non-negative (the
+    eager check has already refused bad ones)."""
+    if axis is None:
+        return tuple(range(rank))
+    axes = (axis,) if not isinstance(axis, (tuple, list)) else axis
+    return tuple(sorted(operator.index(x) % rank for x in axes))
+
+
+def _check_axes(op, a, b, axis, keepdims, dtype, broadcast, broadcast_axis, out_dtype):
+    """Raises the eager function's error for axes that do not fit the broadcast
+    shape. The eager function runs on stand-ins of the real shapes with an
+    `out` whose shape can never be right: the library checks the axes before
+    the output's shape, and then stops at the output's shape, before reading
+    anything."""
+    rank = max(len(_shape(a)), len(_shape(b)))
+    never = (0,) * (rank + 1)
+    try:
+        _EAGER[op](_shaped_stand_in(a), _shaped_stand_in(b), axis, keepdims=keepdims, dtype=dtype,
+                   out=_np.empty(never, dtype=out_dtype), broadcast=broadcast, broadcast_axis=broadcast_axis)
+    except _Error as error:
+        shape_text = "[" + ",".join("0" for _ in never) + "]"
+        if not str(error).startswith(f"{op}: output shape {shape_text} differs"):
+            raise
+    else:  # pragma: no cover - the library never takes that shape
+        raise AssertionError(f"{op}: the axes check returned without an error")
+
+
+def _input_dtype(op, a, b, dtype):
+    """What the partial states are states of: "bfloat16", or the inputs' dtype
+    (a Python scalar takes the other operand's)."""
+    if isinstance(dtype, str) and dtype in _BF16_NAMES:
+        return "bfloat16"
+    ones_a, ones_b = _weak_scalars.resolve(op, (_ones_stand_in(a), _ones_stand_in(b)), None)
+    return _np.asarray(ones_a).dtype
+
+
+def _partial_block(a, b, *, axes, broadcast, broadcast_axis, threads, dtype_keyword):
+    """A task: the exact partial state of one block of each input, summed over
+    `axes` (kept as 1s), shape (..., words)."""
+    return _sqdiff._partial_sum_squared_difference(a, b, axes, keepdims=True, broadcast=broadcast,
+                                                   broadcast_axis=broadcast_axis, threads=threads, dtype=dtype_keyword)
+
+
+def _pass_states(states, axis, keepdims):
+    """da.reduction's per-chunk step: the blocks already are partial states."""
+    return states
+
+
+def _combine_states(states, axis, keepdims, *, input_dtype):
+    """A task of the tree: the states side by side along `axis` (as Dask
+    concatenates them) added exactly into one, into a new array."""
+    states = _np.asarray(states)
+    index = [slice(None)] * states.ndim
+    total = None
+    for position in _np.ndindex(*(states.shape[i] for i in axis)):
+        for dim, at in zip(axis, position):
+            index[dim] = slice(at, at + 1)
+        piece = states[tuple(index)]
+        if total is None:
+            total = _np.array(piece, order="C")  # a copy: the inputs belong to other tasks
+        else:
+            _sqdiff._combine_partial_sums(input_dtype, total, piece)
+    return total
+
+
+def _finish_states(states, *, input_dtype, count, mean, out_dtype, squeeze):
+    """The last task of each output block: the states rounded once."""
+    shape = tuple(d for i, d in enumerate(states.shape[:-1]) if i not in squeeze)
+    # Rounded as one row of states (or one state): the library wants its
+    # output dense with exact strides, which the binding gives size-1 dims as 0.
+    outputs = states.size // states.shape[-1]
+    row = states.reshape((outputs, -1) if outputs != 1 else (-1,))
+    result = _sqdiff._finish_partial_sums(input_dtype, row, count, mean=mean, out_dtype=out_dtype)
+    return result.reshape(shape)
+
+
+def _reduction(op, a, b, axis, keepdims, dtype, broadcast, broadcast_axis, threads, split_every):
+    mean = op == "mean_squared_difference"
+    a, b = _operand(op, "a", a), _operand(op, "b", b)
+    one = _check_on_ones(op, a, b, broadcast, broadcast_axis, axis=None, keepdims=keepdims, dtype=dtype,
+                         threads=threads)
+    shape = _check_shapes(op, a, b, broadcast, broadcast_axis)
+    _check_axes(op, a, b, axis, keepdims, dtype, broadcast, broadcast_axis, one.dtype)
+    rank = len(shape)
+    axes = _reduced_axes(axis, rank)
+    input_dtype = _input_dtype(op, a, b, dtype)
+    words = _sqdiff._partial_sum_words(input_dtype)
+    bf16 = input_dtype == "bfloat16"
+    partial_dtype = "bfloat16" if bf16 else None
+    out_dtype = None if dtype is None or bf16 and isinstance(dtype, str) and dtype in _BF16_NAMES else dtype
+
+    states = _da.blockwise(
+        _partial_block, tuple(range(rank + 1)), *_blockwise_inputs(a, b, broadcast, broadcast_axis, rank),
+        new_axes={rank: words}, adjust_chunks={i: 1 for i in axes},
+        axes=axes, broadcast=broadcast, broadcast_axis=_block_alignment(a, b, broadcast, broadcast_axis),
+        threads=threads, dtype_keyword=partial_dtype, token=f"sqdiff-{op}-partial", align_arrays=True,
+        meta=_np.empty((0,) * (rank + 1), dtype=_np.uint64))
+    if axes:
+        states = _da.reduction(
+            states, _pass_states, functools.partial(_combine_states, input_dtype=input_dtype),
+            combine=functools.partial(_combine_states, input_dtype=input_dtype), axis=axes, keepdims=True,
+            dtype=_np.uint64, split_every=split_every, concatenate=True, name=f"sqdiff-{op}-combine",
+            meta=_np.empty((0,) * (rank + 1), dtype=_np.uint64))
+    count = 1
+    for i in axes:
+        count *= shape[i]
+    squeeze = () if keepdims else axes
+    out_rank = rank - len(squeeze)
+    return states.map_blocks(
+        _finish_states, input_dtype=input_dtype, count=count, mean=mean, out_dtype=out_dtype, squeeze=squeeze,
+        drop_axis=list(squeeze) + [rank], dtype=one.dtype, meta=_np.empty((0,) * out_rank, dtype=one.dtype),
+        token=f"sqdiff-{op}")
+
+
+_REDUCTION_PARAMETERS = """\
+Parameters
+----------
+a, b : dask.array.Array, numpy.ndarray or scalar
+    The inputs, of one dtype, as for the element-wise functions here.
+axis : None, int or tuple of ints, default None
+    The axes of the broadcast shape to reduce (None: all).
+keepdims : bool, default False
+dtype : str or numpy.dtype, optional
+broadcast : {"numpy", "none", "pdpd"}, default "numpy"
+broadcast_axis : int, default -1
+    As for the eager function: dtype is the output type (or "bfloat16" for
+    uint16 arrays of bfloat16 bits, whose result is then bfloat16 bits).
+threads : int or None, default 1
+    Threads for each block's call (None: the library's default).
+split_every : int or dict, optional
+    How many partial states one task of the tree adds (Dask's default when
+    None); the result does not depend on it.
+
+Returns
+-------
+dask.array.Array
+    Lazy, of the reduced shape and the output type; computed, it is bit for
+    bit the eager function's result, whatever the chunks, split_every and
+    workers. Its chunks are the inputs' chunks along the kept dims.
+
+Raises
+------
+sqdiff.Error, TypeError
+    The eager function's errors, here, when the graph is built. An integer
+    sum beyond int64/uint64 depends on the data: it is raised by compute().
+"""
+
+
+def sum_squared_difference(a, b, axis=None, *, keepdims=False, dtype=None, broadcast="numpy", broadcast_axis=-1,
+                           threads=1, split_every=None):
+    return _reduction("sum_squared_difference", a, b, axis, keepdims, dtype, broadcast, broadcast_axis, threads,
+                      split_every)
+
+
+def mean_squared_difference(a, b, axis=None, *, keepdims=False, dtype=None, broadcast="numpy", broadcast_axis=-1,
+                            threads=1, split_every=None):
+    return _reduction("mean_squared_difference", a, b, axis, keepdims, dtype, broadcast, broadcast_axis, threads,
+                      split_every)
+
+
+sum_squared_difference.__doc__ = f"""\
+``sum((a - b)**2, axis)`` of Dask arrays, lazily, exact: ``sqdiff.sum_squared_difference``'s result.
+
+Each block yields the exact, unrounded partial sums of its squares; a tree of
+tasks adds them exactly; the last task rounds them once. So the result is the
+eager function's, correctly rounded, for any chunking.
+
+{_REDUCTION_PARAMETERS}
+Examples
+--------
+>>> import numpy as np
+>>> import dask.array as da
+>>> import sqdiff.dask
+>>> a = da.from_array(np.float32([[1e8, 1, -1e8, 1], [3, 4, 5, 6]]), chunks=1)
+>>> s = sqdiff.dask.sum_squared_difference(a, np.float32(0), axis=1)
+>>> s
+dask.array<sqdiff-sum_squared_difference, shape=(2,), dtype=float32, chunksize=(1,), chunktype=numpy.ndarray>
+>>> s.compute()
+array([2.0e+16, 8.6e+01], dtype=float32)
+>>> sqdiff.dask.sum_squared_difference(a, np.int64(0))
+Traceback (most recent call last):
+    ...
+sqdiff.Error: sum_squared_difference: input types differ: a is f32, b is i64 (no implicit conversion)
+"""
+
+mean_squared_difference.__doc__ = f"""\
+``mean((a - b)**2, axis)`` of Dask arrays, lazily, exact: ``sqdiff.mean_squared_difference``'s result.
+
+The exact sum (as in ``sum_squared_difference`` here) divided by the number of
+reduced elements, rounded once.
+
+{_REDUCTION_PARAMETERS}
+Examples
+--------
+>>> import numpy as np
+>>> import dask.array as da
+>>> import sqdiff.dask
+>>> a = da.arange(10, dtype=np.int32, chunks=3)
+>>> sqdiff.dask.mean_squared_difference(a, 0).compute()   # int32 inputs: a float64 mean
+array(28.5)
+>>> sqdiff.dask.mean_squared_difference(a, np.int32(0), axis=1)
+Traceback (most recent call last):
+    ...
+sqdiff.Error: mean_squared_difference: axis 1 is out of range for shape [10] of rank 1 (axes go from -1 to 0)
+"""
