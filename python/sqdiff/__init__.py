@@ -40,6 +40,8 @@ from_bfloat16_bits, simd_target, compiled_simd_targets. Errors: sqdiff.Error,
 a ValueError. The rules in full: docs/python.md and docs/SPEC_DECISIONS.md.
 """
 
+import warnings as _warnings
+
 import numpy as _np
 
 try:
@@ -56,14 +58,20 @@ __all__ = [
     "broadcast_shape",
     "compiled_simd_targets",
     "from_bfloat16_bits",
+    "mean_squared_difference",
     "simd_target",
     "squared_difference",
+    "squared_difference_backward",
     "subtract",
+    "subtract_backward",
+    "sum_squared_difference",
     "to_bfloat16_bits",
 ]
 
 Error = _sqdiff.Error
 Error.__module__ = "sqdiff"
+
+from . import _weak_scalars  # noqa: E402 - needs Error
 
 __version__ = _sqdiff.__version__
 
@@ -73,9 +81,12 @@ Parameters
 a, b : array_like
     The inputs, of one dtype. NumPy arrays are used as they are, whatever
     their strides: sliced, reversed, transposed and ``np.broadcast_to`` views
-    are read in place, not copied. Anything else (lists, Python scalars) goes
-    through ``np.asarray`` first, so Python ints become int64 and Python floats
-    float64; use ``np.float32(0.5)`` for a float32 scalar. Supported dtypes:
+    are read in place, not copied. Python scalars (bool, int, float) are
+    *weak*, as in NumPy 2 (NEP 50): they take the other operand's dtype, so
+    ``squared_difference(x_f32, 0.5)`` computes in float32; an int that does
+    not fit an integer dtype (300 for uint8) and a float beside an integer
+    array raise ``sqdiff.Error``; two Python scalars give int64 or float64.
+    Anything else (lists) goes through ``np.asarray``. Supported dtypes:
     float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32,
     uint64, and bfloat16 bits (see ``dtype``). Mixed dtypes and any other dtype
     (bool, complex, object, strings, datetimes) raise ``sqdiff.Error``: nothing
@@ -84,9 +95,11 @@ broadcast : {"numpy", "none", "pdpd"}, default "numpy"
     How the shapes combine. "numpy": NumPy's rules (right-align, a dim of 1
     stretches). "none": the shapes must be identical. "pdpd" (PaddlePaddle):
     only ``b`` is broadcast onto ``a``, and the result has a's shape.
-axis : int, default -1
+broadcast_axis : int, default -1
     For "pdpd" only: the dim of ``a`` that b's first dim lines up with; -1
     lines ``b`` up with a's trailing dims. Ignored by "numpy" and "none".
+    ``axis=`` is its deprecated old name (a ``DeprecationWarning``); passing
+    both is a ``TypeError``.
 out : numpy.ndarray, optional
     Where to write the result, instead of a new array. Its shape must be the
     broadcast shape and its dtype the inputs' dtype (checked, never
@@ -120,8 +133,8 @@ sqdiff.Error
     dtype, a read-only ``out``, an unknown broadcast mode or dtype name, and a
     negative ``threads``. Nothing has been written to ``out`` when it is raised.
 TypeError
-    For an ``out`` that is not a NumPy array, and an ``axis`` or ``threads``
-    that is not an int.
+    For an ``out`` that is not a NumPy array, a ``broadcast_axis`` or
+    ``threads`` that is not an int, and both ``broadcast_axis`` and ``axis``.
 """
 
 _NOTES = """\
@@ -198,7 +211,7 @@ In place (``out=a``), with PaddlePaddle broadcasting: b's dim lines up with
 a's dim 0.
 
 >>> a = np.arange(6, dtype=np.int32).reshape(2, 3)
->>> sqdiff.squared_difference(a, np.array([0, 10], dtype=np.int32), broadcast="pdpd", axis=0, out=a)
+>>> sqdiff.squared_difference(a, np.array([0, 10], dtype=np.int32), broadcast="pdpd", broadcast_axis=0, out=a)
 array([[ 0,  1,  4],
        [49, 36, 25]], dtype=int32)
 
@@ -217,10 +230,20 @@ Errors name the operation, the shapes, the mode and what failed:
 Traceback (most recent call last):
     ...
 sqdiff.Error: squared_difference: cannot broadcast [3,5,6] with [4,10,12] (numpy): dimension 0 is 3 vs 4
->>> sqdiff.squared_difference(np.float32(1), 1.0)
+>>> sqdiff.squared_difference(np.float32(1), np.float64(1))
 Traceback (most recent call last):
     ...
 sqdiff.Error: squared_difference: input types differ: a is f32, b is f64 (no implicit conversion)
+
+Python scalars are weak (NEP 50): 0.1 is rounded to float32 here, and the
+result is float32.
+
+>>> sqdiff.squared_difference(np.array([1.0], dtype=np.float32), 0.1)
+array([0.80999994], dtype=float32)
+>>> sqdiff.squared_difference(np.array([1, 2], dtype=np.uint8), 300)
+Traceback (most recent call last):
+    ...
+sqdiff.Error: squared_difference: the Python int 300 does not fit uint8 (range 0 to 255), the dtype of the other operand
 """
 
 _SUBTRACT_DOC = """\
@@ -274,12 +297,41 @@ sqdiff.Error: subtract: out is read-only
 """
 
 
-def squared_difference(a, b, *, broadcast="numpy", axis=-1, out=None, threads=None, dtype=None):
-    return _sqdiff.squared_difference(a, b, broadcast, axis, out, threads, dtype)
+class _DefaultAxis(int):
+    """The default of broadcast_axis (-1), told apart from an explicit -1 so that
+    passing it together with the deprecated axis= is caught."""
+
+    def __repr__(self):
+        return "-1"
 
 
-def subtract(a, b, *, broadcast="numpy", axis=-1, out=None, threads=None, dtype=None):
-    return _sqdiff.subtract(a, b, broadcast, axis, out, threads, dtype)
+_DEFAULT_AXIS = _DefaultAxis(-1)
+
+
+def _alignment(op, broadcast_axis, axis):
+    """The pdpd alignment from broadcast_axis, or from its deprecated alias axis."""
+    if axis is None:  # not given (None is no alignment)
+        return int(broadcast_axis) if broadcast_axis is _DEFAULT_AXIS else broadcast_axis
+    if broadcast_axis is not _DEFAULT_AXIS:
+        raise TypeError(f"{op}: pass the pdpd alignment as broadcast_axis only; axis is its deprecated name")
+    # stacklevel 3: the warning points at the line that called the public function.
+    _warnings.warn(f"{op}: axis= is deprecated for the pdpd alignment; use broadcast_axis=",
+                   DeprecationWarning, stacklevel=3)
+    return axis
+
+
+def squared_difference(a, b, *, broadcast="numpy", broadcast_axis=_DEFAULT_AXIS, out=None, threads=None,
+                       dtype=None, axis=None):
+    alignment = _alignment("squared_difference", broadcast_axis, axis)
+    a, b = _weak_scalars.resolve("squared_difference", (a, b), dtype)
+    return _sqdiff.squared_difference(a, b, broadcast, alignment, out, threads, dtype)
+
+
+def subtract(a, b, *, broadcast="numpy", broadcast_axis=_DEFAULT_AXIS, out=None, threads=None, dtype=None,
+             axis=None):
+    alignment = _alignment("subtract", broadcast_axis, axis)
+    a, b = _weak_scalars.resolve("subtract", (a, b), dtype)
+    return _sqdiff.subtract(a, b, broadcast, alignment, out, threads, dtype)
 
 
 def _fill(template):
@@ -290,7 +342,7 @@ squared_difference.__doc__ = _fill(_SQUARED_DIFFERENCE_DOC)
 subtract.__doc__ = _fill(_SUBTRACT_DOC)
 
 
-def broadcast_shape(shape_a, shape_b, broadcast="numpy", axis=-1):
+def broadcast_shape(shape_a, shape_b, broadcast="numpy", broadcast_axis=_DEFAULT_AXIS, *, axis=None):
     """The shape of ``op(a, b)`` for inputs of shapes ``shape_a`` and ``shape_b``.
 
     Parameters
@@ -304,9 +356,10 @@ def broadcast_shape(shape_a, shape_b, broadcast="numpy", axis=-1):
         (so 1 with 0 gives 0). "none": the shapes must be identical. "pdpd":
         only ``b`` is broadcast onto ``a`` (each b dim equals the a dim it
         lines up with, or is 1) and the result is ``shape_a``.
-    axis : int, default -1
+    broadcast_axis : int, default -1
         For "pdpd": the dim of ``a`` that b's first dim lines up with; -1 means
-        ``len(shape_a) - len(shape_b)`` (trailing 1s of b count).
+        ``len(shape_a) - len(shape_b)`` (trailing 1s of b count). ``axis=`` is
+        its deprecated old name.
 
     Returns
     -------
@@ -327,7 +380,7 @@ def broadcast_shape(shape_a, shape_b, broadcast="numpy", axis=-1):
     (8, 7, 6, 5)
     >>> sqdiff.broadcast_shape([1, 0, 3], [3])
     (1, 0, 3)
-    >>> sqdiff.broadcast_shape((2, 3, 4, 5), (3, 1), broadcast="pdpd", axis=1)
+    >>> sqdiff.broadcast_shape((2, 3, 4, 5), (3, 1), broadcast="pdpd", broadcast_axis=1)
     (2, 3, 4, 5)
     >>> sqdiff.broadcast_shape((2, 3), (3, 2))
     Traceback (most recent call last):
@@ -338,7 +391,8 @@ def broadcast_shape(shape_a, shape_b, broadcast="numpy", axis=-1):
         ...
     sqdiff.Error: broadcast_shape: cannot broadcast [3,4] with [3,1] (none): dimension 1 is 4 vs 1
     """
-    return _sqdiff.broadcast_shape(shape_a, shape_b, broadcast, axis)
+    alignment = _alignment("broadcast_shape", broadcast_axis, axis)
+    return _sqdiff.broadcast_shape(shape_a, shape_b, broadcast, alignment)
 
 
 def simd_target():
@@ -403,3 +457,342 @@ def from_bfloat16_bits(bits):
     wide = b.astype(_np.uint32)
     wide <<= _np.uint32(16)
     return wide.view(_np.float32)
+
+
+# --- reductions (SPEC section 7) ---------------------------------------------
+
+_REDUCE_DOC = """\
+@WHAT@ of squared differences over axes of the broadcast shape, in one pass.
+
+@FORMULA@ No array of the broadcast shape is ever made, and the result is
+the exact value rounded once (to nearest even) to the output type: the same
+bits for every thread count, SIMD target, memory layout and chunking.
+
+Parameters
+----------
+a, b : array_like
+    The inputs, of one dtype, as for ``squared_difference``: any strides,
+    read in place; Python scalars are weak (they take the other operand's
+    dtype); bfloat16 as uint16 bits with ``dtype="bfloat16"``.
+axis : None, int or tuple of ints, default None
+    The axes of the **broadcast** shape to reduce, negative ones counting
+    from the end; None reduces all of them, ``()`` none. A repeated or
+    out-of-range axis raises ``sqdiff.Error``.
+keepdims : bool, default False
+    Keep each reduced axis as a dim of size 1.
+dtype : str or numpy.dtype, optional
+    The output dtype. None: the input dtype for floats, @INTEGERS@
+    float16/bfloat16/float32 inputs may also give float32 or float64,
+    float64 inputs float32, integer inputs @INTEGER_CHOICES@; any other
+    choice raises ``sqdiff.Error``. ``"bfloat16"`` is the exception: as in
+    the element-wise functions it says that uint16 inputs hold bfloat16 bits,
+    and the result is bfloat16 bits (or ``out``'s float32/float64).
+out : numpy.ndarray, optional
+    Where to write the result: exactly the reduced shape, and the output
+    dtype (without ``dtype=``, out's dtype is the output dtype, as in NumPy).
+    Any strides; read-only raises ``sqdiff.Error``; byte-swapped or unaligned
+    arrays are written through a temporary.
+broadcast : {"numpy", "none", "pdpd"}, default "numpy"
+    How the shapes of ``a`` and ``b`` combine (see ``squared_difference``).
+broadcast_axis : int, default -1
+    For "pdpd": the dim of ``a`` that b's first dim lines up with.
+threads : int, optional
+    At most this many threads; None lets the library choose. The result does
+    not depend on it.
+
+Returns
+-------
+numpy.ndarray
+    ``out`` if given, else a new array of the reduced shape; a 0-d array
+    (never a NumPy scalar) when every axis is reduced without keepdims.
+
+Raises
+------
+sqdiff.Error
+    Shapes that do not broadcast, bad axes, mixed or unsupported dtypes, an
+    output dtype the table does not allow, an ``out`` of the wrong shape or
+    dtype or read-only, @OVERFLOW@ Nothing is written when it is raised.
+TypeError
+    An ``axis``, ``broadcast_axis`` or ``threads`` that is not an int (or a
+    tuple of ints for ``axis``), an ``out`` that is not a NumPy array.
+
+Notes
+-----
+Each ``(a - b)**2`` is exact (integers do not wrap, unlike in
+``squared_difference``), the sum is exact@MEAN_NOTE@, and only the result is
+rounded. A NaN term gives NaN; otherwise an infinite term or a result beyond
+the output type's range gives inf. float16 squares that overflow float16 are
+fine as long as the result fits. The GIL is released while it computes.
+
+Examples
+--------
+@EXAMPLES@"""
+
+_SUM_EXAMPLES = """\
+>>> import numpy as np
+>>> import sqdiff
+>>> a = np.array([[1, 2, 3], [4, 5, 6]], dtype=np.float32)
+>>> b = np.array([1, 0, -1], dtype=np.float32)
+>>> sqdiff.sum_squared_difference(a, b)
+array(103., dtype=float32)
+>>> sqdiff.sum_squared_difference(a, b, axis=1)
+array([20., 83.], dtype=float32)
+>>> sqdiff.sum_squared_difference(a, b, axis=0, keepdims=True)
+array([[ 9., 29., 65.]], dtype=float32)
+
+Integers sum exactly into int64 (uint64 for unsigned); they do not wrap as
+the element-wise op does: (0 - 255)**2 is 65025 here.
+
+>>> sqdiff.sum_squared_difference(np.array([0, 0], dtype=np.uint8), np.array([255, 1], dtype=np.uint8))
+array(65026, dtype=uint64)
+
+Squared distances between every row of x and every row of y, [M,1,K] with
+[1,N,K] over the last axis:
+
+>>> x = np.array([[0, 0], [1, 1]], dtype=np.float64)
+>>> y = np.array([[0, 1], [2, 2], [3, 0]], dtype=np.float64)
+>>> sqdiff.sum_squared_difference(x[:, None, :], y[None, :, :], axis=-1)
+array([[1., 8., 9.],
+       [1., 2., 5.]])
+
+float16 squares beyond float16's range are no problem when the result fits:
+300**2 = 90000 overflows float16, and the sum is rounded once, in float32.
+
+>>> sqdiff.sum_squared_difference(np.float16(300), np.float16(0), dtype=np.float32)
+array(90000., dtype=float32)
+
+An integer sum beyond int64 is an error:
+
+>>> big = np.array([2**62, 2**62], dtype=np.int64)
+>>> sqdiff.sum_squared_difference(big, -big)
+Traceback (most recent call last):
+    ...
+sqdiff.Error: sum_squared_difference: the sum of squares at output element 0 (in row-major order) does not fit i64; nothing was written (ask for an f64 output for sums this large)
+"""
+
+_MEAN_EXAMPLES = """\
+>>> import numpy as np
+>>> import sqdiff
+>>> prediction = np.array([[0.5, 1.0], [2.0, 4.0]], dtype=np.float32)
+>>> target = np.array([[0.0, 1.0], [2.5, 3.0]], dtype=np.float32)
+>>> sqdiff.mean_squared_difference(prediction, target)
+array(0.375, dtype=float32)
+
+Per channel of an [N,C,H,W] batch, about a per-channel mean of shape
+[1,C,1,1] (a variance about a given mean), reducing axes (0, 2, 3):
+
+>>> x = np.arange(16, dtype=np.float64).reshape(2, 2, 2, 2)
+>>> mu = np.array([5.5, 9.5]).reshape(1, 2, 1, 1)
+>>> sqdiff.mean_squared_difference(x, mu, axis=(0, 2, 3))
+array([17.25, 17.25])
+
+Integers give float64 by default, the exact mean rounded once:
+
+>>> sqdiff.mean_squared_difference(np.array([1, 2, 4], dtype=np.int32), 0)
+array(7.)
+
+A Python scalar takes the array's dtype (NEP 50), so this is float32:
+
+>>> sqdiff.mean_squared_difference(np.array([0.5, 1.5], dtype=np.float32), 0.5)
+array(0.5, dtype=float32)
+
+The mean over no elements is NaN:
+
+>>> sqdiff.mean_squared_difference(np.zeros(0), np.zeros(0))
+array(nan)
+"""
+
+
+def _fill_reduce(what, formula, integers, integer_choices, overflow, mean_note, examples):
+    return (_REDUCE_DOC.replace("@WHAT@", what).replace("@FORMULA@", formula)
+            .replace("@INTEGERS@", integers).replace("@INTEGER_CHOICES@", integer_choices)
+            .replace("@OVERFLOW@", overflow).replace("@MEAN_NOTE@", mean_note)
+            .replace("@EXAMPLES@", examples))
+
+
+def _reduce(op, a, b, axis, keepdims, dtype, out, broadcast, broadcast_axis, threads):
+    bf16 = dtype if isinstance(dtype, str) and dtype in ("bfloat16", "bf16") else None
+    a, b = _weak_scalars.resolve(op, (a, b), bf16)
+    function = _sqdiff.mean_squared_difference if op.startswith("mean") else _sqdiff.sum_squared_difference
+    return function(a, b, axis, keepdims, dtype, out, broadcast, broadcast_axis, threads)
+
+
+def sum_squared_difference(a, b, axis=None, *, keepdims=False, dtype=None, out=None, broadcast="numpy",
+                           broadcast_axis=-1, threads=None):
+    return _reduce("sum_squared_difference", a, b, axis, keepdims, dtype, out, broadcast, broadcast_axis, threads)
+
+
+def mean_squared_difference(a, b, axis=None, *, keepdims=False, dtype=None, out=None, broadcast="numpy",
+                            broadcast_axis=-1, threads=None):
+    return _reduce("mean_squared_difference", a, b, axis, keepdims, dtype, out, broadcast, broadcast_axis, threads)
+
+
+sum_squared_difference.__doc__ = _fill_reduce(
+    "Sum", "``sum((a - b)**2, axis)``: squared L2 distances, sums of squared errors.",
+    "int64 for signed and uint64 for unsigned integers;", "also float64",
+    "an integer sum beyond int64/uint64.", "", _SUM_EXAMPLES)
+mean_squared_difference.__doc__ = _fill_reduce(
+    "Mean", "``mean((a - b)**2, axis)``: MSE, variances about a given mean.",
+    "float64 for integers;", "float64 or float32", "", ", divided by the number of reduced elements "
+    "(NaN when there are none)", _MEAN_EXAMPLES)
+
+
+# --- gradients (SPEC section 8) ----------------------------------------------
+
+def _needed(op, need):
+    """need= as two flags: a str ("a", "b") or a collection of them."""
+    names = (need,) if isinstance(need, str) else tuple(need)
+    for name in names:
+        if name not in ("a", "b"):
+            raise Error(f"{op}: need holds 'a' and/or 'b', not {name!r}")
+    return "a" in names, "b" in names
+
+
+def squared_difference_backward(a, b, grad, *, broadcast="numpy", broadcast_axis=-1, need=("a", "b"),
+                                threads=None, dtype=None):
+    """Gradients of ``squared_difference(a, b)``: ``(grad_a, grad_b)``.
+
+    ``grad_a = sum_to(2 (a - b) grad, a.shape)`` and
+    ``grad_b = sum_to(-2 (a - b) grad, b.shape)``, where ``grad`` has the
+    broadcast shape and ``sum_to`` sums over the dims broadcasting added or
+    stretched for that input. One fused pass; each element is the exact value
+    rounded once to nearest even, so the bits do not depend on threads, SIMD
+    target or layout.
+
+    Parameters
+    ----------
+    a, b : array_like
+        The forward inputs, of one float dtype (float16, float32, float64, or
+        bfloat16 bits with ``dtype="bfloat16"``); integers raise
+        ``sqdiff.Error``. Python scalars are weak.
+    grad : array_like
+        The gradient of the loss with respect to the output: the broadcast
+        shape, the inputs' dtype.
+    broadcast, broadcast_axis : as for ``squared_difference``
+    need : str or tuple of str, default ("a", "b")
+        Which gradients to compute; the other is returned as None.
+    threads : int, optional
+        At most this many threads; None lets the library choose.
+    dtype : None or "bfloat16", optional
+        "bfloat16": uint16 inputs hold bfloat16 bits (the gradients too). A
+        NumPy dtype only checks the inputs' dtype.
+
+    Returns
+    -------
+    (grad_a, grad_b) : tuple of numpy.ndarray or None
+        New arrays of a's and b's shapes and the inputs' dtype.
+
+    Raises
+    ------
+    sqdiff.Error
+        Integer types, mixed dtypes, shapes that do not broadcast, a ``grad``
+        not of the broadcast shape, an unknown ``need``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import sqdiff
+    >>> a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> b = np.array([0.5, 1.0])
+    >>> grad_a, grad_b = sqdiff.squared_difference_backward(a, b, np.ones((2, 2)))
+    >>> grad_a
+    array([[1., 2.],
+           [5., 6.]])
+    >>> grad_b
+    array([-6., -8.])
+
+    Only the gradient of ``b`` (say, a learned mean):
+
+    >>> sqdiff.squared_difference_backward(a, b, np.ones((2, 2)), need="b")
+    (None, array([-6., -8.]))
+    """
+    op = "squared_difference_backward"
+    need_a, need_b = _needed(op, need)
+    a, b, grad = _weak_scalars.resolve(op, (a, b, grad), dtype)
+    return _sqdiff.squared_difference_backward(a, b, grad, broadcast, broadcast_axis, need_a, need_b, threads, dtype)
+
+
+def subtract_backward(grad, a_shape, b_shape, *, broadcast="numpy", broadcast_axis=-1, need=("a", "b"),
+                      threads=None, dtype=None):
+    """Gradients of ``subtract(a, b)``: ``(grad_a, grad_b)``.
+
+    ``grad_a = sum_to(grad, a_shape)`` and ``grad_b = sum_to(-grad, b_shape)``:
+    broadcasting undone by summation, each element the exact sum rounded once.
+
+    Parameters
+    ----------
+    grad : array_like
+        The gradient with respect to the output, of the broadcast shape of
+        ``a_shape`` and ``b_shape``; float16, float32, float64, or bfloat16
+        bits with ``dtype="bfloat16"``. A Python float becomes float64.
+    a_shape, b_shape : sequence of int
+        The shapes of the forward inputs.
+    broadcast, broadcast_axis : as for ``subtract``
+    need : str or tuple of str, default ("a", "b")
+        Which gradients to compute; the other is returned as None.
+    threads : int, optional
+        At most this many threads; None lets the library choose.
+    dtype : None or "bfloat16", optional
+        As for ``squared_difference_backward``.
+
+    Returns
+    -------
+    (grad_a, grad_b) : tuple of numpy.ndarray or None
+
+    Raises
+    ------
+    sqdiff.Error
+        Integer types, shapes that do not broadcast to grad's shape, an
+        unknown ``need``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import sqdiff
+    >>> g = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=np.float32)
+    >>> sqdiff.subtract_backward(g, (2, 3), (3,))
+    (array([[1., 2., 3.],
+           [4., 5., 6.]], dtype=float32), array([-5., -7., -9.], dtype=float32))
+    >>> sqdiff.subtract_backward(g, (2, 1), (1, 3), need=("a",))
+    (array([[ 6.],
+           [15.]], dtype=float32), None)
+    """
+    op = "subtract_backward"
+    need_a, need_b = _needed(op, need)
+    (grad,) = _weak_scalars.resolve(op, (grad,), dtype)
+    return _sqdiff.subtract_backward(grad, a_shape, b_shape, broadcast, broadcast_axis, need_a, need_b, threads,
+                                     dtype)
+
+
+# --- exact partial sums, for sqdiff.dask (private) ---------------------------
+
+def _partial_sum_words(dtype):
+    """64-bit words in the exact partial state of one output element, for inputs of
+    `dtype` (a NumPy dtype or "bfloat16")."""
+    return _sqdiff.partial_sum_words(dtype)
+
+
+def _partial_sum_squared_difference(a, b, axis=None, *, keepdims=False, broadcast="numpy", broadcast_axis=-1,
+                                    threads=None, dtype=None):
+    """The exact, unrounded sums of ``(a - b)**2`` over `axis`: a uint64 array of
+    shape ``reduced_shape + (words,)``. `dtype`: None, or "bfloat16" for uint16
+    inputs of bfloat16 bits (or a dtype the inputs must have)."""
+    op = "_partial_sum_squared_difference"
+    a, b = _weak_scalars.resolve(op, (a, b), dtype)
+    return _sqdiff.partial_sum_squared_difference(a, b, axis, keepdims, broadcast, broadcast_axis, threads, dtype)
+
+
+def _combine_partial_sums(dtype, into, frm):
+    """``into += frm``, exactly, for partial states of inputs of `dtype`; returns `into`
+    (C-contiguous uint64, shape (..., words), written in place)."""
+    frm = _np.asarray(frm)
+    if isinstance(into, _np.ndarray) and _np.may_share_memory(into, frm):
+        frm = frm.copy()  # the states are read and written word by word
+    return _sqdiff.combine_partial_sums(dtype, into, _np.ascontiguousarray(frm))
+
+
+def _finish_partial_sums(dtype, partials, count, *, mean, out_dtype=None):
+    """Partial states rounded once: the sums (or with `mean`, the sums divided by
+    `count`, the terms per output element) as an array of shape
+    ``partials.shape[:-1]`` and `out_dtype` (default as for the reductions)."""
+    return _sqdiff.finish_partial_sums(dtype, _np.ascontiguousarray(partials), count, bool(mean), out_dtype)

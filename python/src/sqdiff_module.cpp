@@ -21,11 +21,14 @@
 #include <utility>
 #include <vector>
 
+#include "binding_common.hpp"
 #include "sqdiff/sqdiff.hpp"
 
 namespace py = pybind11;
 
-namespace {
+// Named (not anonymous) so that reduce_bindings.cpp can use the conversions
+// binding_common.hpp declares.
+namespace sqdiff_python {
 
 using sqdiff::DType;
 using sqdiff::Shape;
@@ -148,7 +151,7 @@ sqdiff::Broadcast parse_broadcast(std::string_view op, py::handle broadcast, py:
   if (!known) {
     fail(op, "unknown broadcast mode " + repr_of(broadcast) + "; use 'numpy', 'none' or 'pdpd'");
   }
-  mode.axis = to_int64(op, "axis", axis);
+  mode.axis = to_int64(op, "broadcast_axis", axis);
   return mode;
 }
 
@@ -281,13 +284,6 @@ py::array native_copy(const py::array& array) {
   if (view == nullptr) throw py::error_already_set();
   return py::reinterpret_steal<py::array>(view);
 }
-
-// An input: the array (which keeps the memory alive while the GIL is released)
-// and its view.
-struct Input {
-  py::array array;
-  sqdiff::ConstTensorView view;
-};
 
 // Objects that numpy.asarray would turn into an array of another meaning:
 // a masked array loses its mask, a pandas or xarray object its labels (it
@@ -475,7 +471,9 @@ PyObject* numpy_function(const char* name) {
   return py::object(py::module_::import("numpy").attr(name)).release().ptr();
 }
 
-}  // namespace
+}  // namespace sqdiff_python
+
+using namespace sqdiff_python;
 
 PYBIND11_MODULE(_sqdiff, m) {
   m.doc() = "The compiled part of sqdiff's NumPy binding; use the sqdiff package instead.";
@@ -532,4 +530,5 @@ PYBIND11_MODULE(_sqdiff, m) {
         return names;
       },
       "See sqdiff.compiled_simd_targets.");
+  define_reductions(m);
 }

@@ -13,13 +13,13 @@ from support import source_dir
 def test_signatures():
     for op in (sqdiff.squared_difference, sqdiff.subtract):
         sig = inspect.signature(op)
-        assert str(sig) == "(a, b, *, broadcast='numpy', axis=-1, out=None, threads=None, dtype=None)"
-    assert str(inspect.signature(sqdiff.broadcast_shape)) == "(shape_a, shape_b, broadcast='numpy', axis=-1)"
+        assert str(sig) == "(a, b, *, broadcast='numpy', broadcast_axis=-1, out=None, threads=None, dtype=None, axis=None)"
+    assert str(inspect.signature(sqdiff.broadcast_shape)) == "(shape_a, shape_b, broadcast='numpy', broadcast_axis=-1, *, axis=None)"
 
 
 def test_help_reads_well():
     text = pydoc.render_doc(sqdiff.squared_difference, renderer=pydoc.plaintext)
-    assert "squared_difference(a, b, *, broadcast='numpy', axis=-1, out=None, threads=None, dtype=None)" in text
+    assert "squared_difference(a, b, *, broadcast='numpy', broadcast_axis=-1, out=None, threads=None, dtype=None, axis=None)" in text
     for words in ["Parameters", "Returns", "Raises", "Examples", "bfloat16", "uint16", "sqdiff.Error",
                   "in place", "GIL", "np.broadcast_to", "0-d array"]:
         assert words in text, words

@@ -55,12 +55,12 @@ def test_broadcast_errors(shape_a, shape_b, mode, axis, reason):
     b = np.ones(shape_b, dtype=np.float32)
     for op in OPS:
         with pytest.raises(sqdiff.Error) as info:
-            call(op, a, b, broadcast=mode, axis=axis)
+            call(op, a, b, broadcast=mode, broadcast_axis=axis)
         assert str(info.value).startswith(f"{op}: " + head) and reason in str(info.value)
         # With an out= of a's shape: the same error, and out is not written.
         out = np.full(shape_a, 7, dtype=np.float32)
         with pytest.raises(sqdiff.Error, match=f"^{op}: cannot broadcast"):
-            call(op, a, b, broadcast=mode, axis=axis, out=out)
+            call(op, a, b, broadcast=mode, broadcast_axis=axis, out=out)
         assert (out == 7).all()
 
 
@@ -97,11 +97,12 @@ def test_mixed_dtypes(op, type_a, type_b, names):
         call(op, np.ones(3, dtype=type_a), np.ones(3, dtype=type_b))
 
 
-def test_python_scalars_are_not_converted_to_the_array_type():
+def test_numpy_scalars_are_not_converted_to_the_array_type():
+    """NumPy scalars are strong (arrays of their dtype); Python scalars are weak (test_scalars.py)."""
     with pytest.raises(sqdiff.Error, match="a is f32, b is f64"):
-        sqdiff.squared_difference(np.ones(3, dtype=np.float32), 2.0)
+        sqdiff.squared_difference(np.ones(3, dtype=np.float32), np.float64(2.0))
     with pytest.raises(sqdiff.Error, match="a is i64, b is i8"):
-        sqdiff.subtract(1, np.ones(3, dtype=np.int8))
+        sqdiff.subtract(np.int64(1), np.ones(3, dtype=np.int8))
 
 
 UNSUPPORTED = [
@@ -306,13 +307,13 @@ def test_threads(op):
 @pytest.mark.parametrize("op", OPS)
 def test_axis(op):
     a = np.ones((2, 3), dtype=np.float32)
-    with pytest.raises(TypeError, match=rf"^{op}: axis must be an int, not float$"):
-        call(op, a, a, axis=1.0)
+    with pytest.raises(TypeError, match=rf"^{op}: broadcast_axis must be an int, not float$"):
+        call(op, a, a, broadcast_axis=1.0)
     with pytest.raises(sqdiff.Error, match=r"does not fit in int64"):
-        call(op, a, a, broadcast="pdpd", axis=2**70)
-    # numpy and none ignore the axis, whatever it is.
-    assert call(op, a, a, broadcast="numpy", axis=-7).shape == (2, 3)
-    assert call(op, a, a, broadcast="none", axis=99).shape == (2, 3)
+        call(op, a, a, broadcast="pdpd", broadcast_axis=2**70)
+    # numpy and none ignore the alignment, whatever it is.
+    assert call(op, a, a, broadcast="numpy", broadcast_axis=-7).shape == (2, 3)
+    assert call(op, a, a, broadcast="none", broadcast_axis=99).shape == (2, 3)
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -325,5 +326,5 @@ def test_broadcast_shape_argument_types():
     for bad in ["12", b"12", 2.0, None, [1.5], [None]]:
         with pytest.raises(TypeError, match=r"^broadcast_shape: shape_a"):
             sqdiff.broadcast_shape(bad, (1,))
-    with pytest.raises(TypeError, match=r"^broadcast_shape: axis must be an int"):
+    with pytest.raises(TypeError, match=r"^broadcast_shape: broadcast_axis must be an int"):
         sqdiff.broadcast_shape((1,), (1,), "pdpd", 0.5)

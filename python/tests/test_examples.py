@@ -54,7 +54,7 @@ def test_pdpd_table(shape_a, shape_b, axis):
     a = np.arange(np.prod(shape_a), dtype=np.int32).reshape(shape_a)
     b = (np.arange(np.prod(shape_b, dtype=int)) * 3).astype(np.int32).reshape(shape_b)
     for op in OPS:
-        got = getattr(sqdiff, op)(a, b, broadcast="pdpd", axis=axis)
+        got = getattr(sqdiff, op)(a, b, broadcast="pdpd", broadcast_axis=axis)
         assert_same_bits(got, oracle(op, a, b, "int32", "pdpd", axis), "int32")
 
 

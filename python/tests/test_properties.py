@@ -84,7 +84,7 @@ def test_matches_oracle(data):
     event(f"broadcast {mode}")
     event(f"out {target}")
     event("empty" if 0 in out_shape else f"rank {len(out_shape)}")
-    result = getattr(sqdiff, op)(a, b, broadcast=mode, axis=axis, out=out, threads=threads,
+    result = getattr(sqdiff, op)(a, b, broadcast=mode, broadcast_axis=axis, out=out, threads=threads,
                                  dtype=dtype_keyword(dtype_name))
 
     if out is None:
@@ -132,9 +132,9 @@ def test_broadcast_shape_matches_oracle(data):
     for op in OPS:
         if want is None:
             with pytest.raises(sqdiff.Error, match=rf"^{op}: "):
-                getattr(sqdiff, op)(a, b, broadcast=mode, axis=axis)
+                getattr(sqdiff, op)(a, b, broadcast=mode, broadcast_axis=axis)
         else:
-            result = getattr(sqdiff, op)(a, b, broadcast=mode, axis=axis)
+            result = getattr(sqdiff, op)(a, b, broadcast=mode, broadcast_axis=axis)
             assert result.shape == want and result.dtype == np.int8
 
 

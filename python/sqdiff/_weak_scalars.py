@@ -1,0 +1,181 @@
+"""Python scalars as *weak* operands (SPEC section 6, NumPy 2's NEP 50).
+
+A Python ``bool``, ``int`` or ``float`` beside an array takes the array's
+dtype instead of NumPy 1's int64/float64, so ``squared_difference(x_f32, 0.5)``
+computes in float32:
+
+* float array: the scalar's exact value rounded once to nearest even into the
+  array's type (bool is 0 or 1); beyond the type's range it is inf, as NumPy 2
+  gives;
+* integer array: a Python int must fit the type (300 for uint8 is an error,
+  where NumPy 2 raises OverflowError); a bool is 0 or 1; a float is an error
+  (NumPy would compute in float64, which sqdiff never converts to);
+* only Python scalars: NumPy 2's defaults, int64 for ints and bools with ints,
+  float64 as soon as one is a float; bools alone stay bool (unsupported).
+
+NumPy scalars (``np.float32(1)``) and 0-d arrays are strong: they are arrays
+of their dtype. The conversion never touches the strong operand.
+"""
+
+import math
+
+import numpy as _np
+
+_BF16_NAMES = ("bfloat16", "bf16")
+
+
+def is_weak(value):
+    """A Python bool, int or float, not a NumPy scalar (np.float64 subclasses float)."""
+    return isinstance(value, (bool, int, float)) and not isinstance(value, _np.generic)
+
+
+def _dtype_hint(dtype):
+    """The input dtype a dtype= argument names, or None (bfloat16 bits: "bfloat16")."""
+    if dtype is None:
+        return None
+    if isinstance(dtype, str) and dtype in _BF16_NAMES:
+        return "bfloat16"
+    try:
+        return _np.dtype(dtype)
+    except TypeError:
+        return None  # the compiled part reports the unknown name
+
+
+def _strong_dtype(value):
+    """The dtype of an operand that is not a Python scalar, or None if it has none
+    (it is then left to the compiled part to refuse)."""
+    dtype = getattr(value, "dtype", None)  # never np.asarray a Dask array: that computes it
+    if dtype is None:
+        try:
+            dtype = _np.asarray(value).dtype
+        except Exception:  # noqa: BLE001 - a ragged list: the compiled part says what is wrong
+            return None
+    try:
+        return _np.dtype(dtype)
+    except TypeError:
+        return None
+
+
+def _int_to_float_round_to_odd(value):
+    """A Python int as a float64, rounded to odd when it has more than 53 significant
+    bits, so that rounding that float once more (to 24 bits or fewer) is correct
+    rounding of the int; inf beyond float64's range."""
+    magnitude = abs(value)
+    bits = magnitude.bit_length()
+    if bits > 1024:
+        result = math.inf
+    elif bits <= 53:
+        result = float(magnitude)
+    else:
+        shift = bits - 53
+        mantissa = magnitude >> shift
+        if magnitude & ((1 << shift) - 1):
+            mantissa |= 1  # sticky: inexact, so odd
+        result = math.ldexp(float(mantissa), shift)  # below 2**1024: no overflow
+    return -result if value < 0 else result
+
+
+def _to_float32_round_to_odd(value):
+    """A float64 as float32, rounded to odd when inexact (so that one more rounding,
+    to bfloat16, is correct rounding of the float64); finite stays finite."""
+    with _np.errstate(over="ignore"):
+        result = _np.array(value, dtype=_np.float64).astype(_np.float32)
+    if math.isnan(value) or float(result) == value:
+        return result
+    if _np.isinf(result):
+        return _np.array(math.copysign(float(_np.finfo(_np.float32).max), value), dtype=_np.float32)
+    if int(result.view(_np.uint32)) & 1 == 0:
+        toward = _np.float32(_np.inf if value > float(result) else -_np.inf)
+        result = _np.array(_np.nextafter(result, toward), dtype=_np.float32)
+    return result
+
+
+def _bfloat16_bits(value):
+    """The bfloat16 bits (uint16, 0-d) of a float64, rounded once to nearest even."""
+    f32 = _to_float32_round_to_odd(value)
+    bits = int(f32.view(_np.uint32))
+    if math.isnan(value):
+        return _np.array((bits >> 16) | 0x0040, dtype=_np.uint16)
+    return _np.array((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16, dtype=_np.uint16)
+
+
+def _as_float(op, value, dtype):
+    """A bool, int or float rounded once into the float type `dtype` ("bfloat16":
+    bits in uint16), as a 0-d array."""
+    bf16 = isinstance(dtype, str) or dtype.name == "bfloat16"  # uint16 bits, or ml_dtypes' type
+    itemsize = 2 if bf16 else dtype.itemsize
+    if isinstance(value, float):
+        wide = value
+    elif itemsize == 8:
+        try:
+            wide = float(value)  # Python rounds an int to float64 correctly
+        except OverflowError:
+            wide = math.copysign(math.inf, value)
+    else:
+        wide = _int_to_float_round_to_odd(int(value))
+    if bf16:
+        bits = _bfloat16_bits(wide)
+        return bits if isinstance(dtype, str) else bits.view(dtype)
+    with _np.errstate(over="ignore"):
+        return _np.array(wide, dtype=_np.float64).astype(dtype)  # one rounding, to nearest even
+
+
+def _as_integer(op, value, dtype):
+    if isinstance(value, float):
+        raise _error(op, f"the Python float {value!r} cannot be combined with a {dtype.name} array: NumPy would "
+                         f"compute in float64, and sqdiff never converts; pass an int, or convert the array")
+    info = _np.iinfo(dtype)
+    number = int(value)
+    if not info.min <= number <= info.max:
+        raise _error(op, f"the Python int {number} does not fit {dtype.name} (range {info.min} to {info.max}), "
+                         f"the dtype of the other operand")
+    return _np.array(number, dtype=dtype)
+
+
+def _error(op, message):
+    from . import Error  # the compiled module's exception class
+
+    return Error(f"{op}: {message}")
+
+
+def _defaults(op, values):
+    """Only Python scalars: NumPy 2's defaults (int64, or float64 if any is a float)."""
+    if all(isinstance(v, bool) for v in values):
+        return [_np.asarray(v) for v in values]  # bool arrays: the compiled part refuses them
+    if any(isinstance(v, float) for v in values):
+        converted = []
+        for v in values:
+            try:
+                converted.append(_np.array(float(v), dtype=_np.float64))
+            except OverflowError:
+                raise _error(op, f"the Python int {v} does not fit float64") from None
+        return converted
+    return [_as_integer(op, v, _np.dtype(_np.int64)) for v in values]
+
+
+def resolve(op, values, dtype=None):
+    """`values` with each Python scalar converted to the dtype of the first operand
+    that is not one (or to `dtype`, the input type a dtype= argument names, when
+    all are Python scalars). Anything that cannot be resolved is left for the
+    compiled part, which reports it."""
+    weak = [is_weak(v) for v in values]
+    if not any(weak):
+        return list(values)
+    hint = _dtype_hint(dtype)
+    if all(weak):
+        if hint is None:
+            return _defaults(op, values)
+        target = hint
+    else:
+        target = _strong_dtype(next(v for v, w in zip(values, weak) if not w))
+        if hint == "bfloat16" and target == _np.dtype(_np.uint16):
+            target = "bfloat16"
+        if target is None:
+            return list(values)
+    if isinstance(target, str) or target.name == "bfloat16" or target.kind == "f":
+        convert = _as_float
+    elif target.kind in "iu":
+        convert = _as_integer
+    else:
+        return list(values)  # bool, complex, object arrays: refused by the compiled part
+    return [convert(op, v, target) if w else v for v, w in zip(values, weak)]

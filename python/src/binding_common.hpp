@@ -1,0 +1,73 @@
+// What the compiled module's source files share: the conversions between
+// Python objects and sqdiff views, defined in sqdiff_module.cpp (with the
+// element-wise functions) and used by reduce_bindings.cpp (reductions,
+// gradients and the partial sums behind sqdiff.dask).
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "sqdiff/sqdiff.hpp"
+
+namespace sqdiff_python {
+
+namespace py = pybind11;
+
+extern PyObject* g_empty;   // numpy.empty
+extern PyObject* g_copyto;  // numpy.copyto
+
+// Throws sqdiff::Error("<op>: <reason>"), which Python sees as sqdiff.Error.
+[[noreturn]] void fail(std::string_view op, const std::string& reason);
+// Raises a Python TypeError with `message`.
+[[noreturn]] void type_error(const std::string& message);
+std::string type_name(py::handle object);
+std::string repr_of(py::handle object);
+// NumPy's name of a dtype: "float32", "bool", ">f4".
+std::string numpy_name(const py::dtype& dtype);
+
+// A Python integer (anything with __index__) as int64; TypeError otherwise.
+int64_t to_int64(std::string_view op, const std::string& what, py::handle object);
+// The broadcast mode named `broadcast`, aligned at `axis` for pdpd.
+sqdiff::Broadcast parse_broadcast(std::string_view op, py::handle broadcast, py::handle axis);
+// None -> 0 (the library's default), else the count.
+int parse_threads(std::string_view op, py::handle threads);
+// None -> nothing; "bfloat16"/"bf16" -> bf16; a NumPy dtype or its name ->
+// that type; anything else is an Error.
+std::optional<sqdiff::DType> parse_dtype(std::string_view op, py::handle dtype);
+
+// The sqdiff type of a NumPy dtype (uint16 is bf16 when `bf16_bits`).
+std::optional<sqdiff::DType> sqdiff_dtype(const py::dtype& dtype, bool bf16_bits);
+// The NumPy dtype that stores a sqdiff type (uint16 for bf16's bits).
+py::dtype storage_dtype(sqdiff::DType dtype);
+
+bool is_addressable(const py::array& array);
+sqdiff::Shape shape_of(const py::array& array);
+py::tuple to_tuple(const sqdiff::Shape& shape);
+sqdiff::Shape element_strides(const py::array& array);
+// An Error when an out= written through a temporary could reach one element
+// from two indices.
+void fail_if_self_overlapping(std::string_view op, const py::array& out);
+// Refuses masked arrays, pandas/xarray objects and Dask arrays by name.
+void refuse_lossy_conversion(std::string_view op, const char* name, py::handle object);
+
+// An input: the array (which keeps the memory alive while the GIL is
+// released) and its view.
+struct Input {
+  py::array array;
+  sqdiff::ConstTensorView view;
+};
+// `object` as an input of type `requested` (when given), copied only when
+// its memory cannot be addressed (unaligned, byte-swapped).
+Input make_input(std::string_view op, const char* name, py::handle object, std::optional<sqdiff::DType> requested);
+
+// The broadcast shape of two inputs, the error in the op's name.
+sqdiff::Shape output_shape(std::string_view op, const Input& a, const Input& b, sqdiff::Broadcast mode);
+
+// Adds the reductions, gradients and partial-sum helpers to the module.
+void define_reductions(py::module_& module);
+
+}  // namespace sqdiff_python
