@@ -46,6 +46,9 @@ void fill_values(std::byte* dst, sqdiff::DType dtype, std::size_t count, float (
   if (count * sqdiff::dtype_size(dtype) > kBufferBytes) throw std::length_error("benchmark buffer too small");
   switch (dtype) {
     case sqdiff::DType::f32: fill<float>(dst, count, value); break;
+    case sqdiff::DType::f64:
+      fill<double>(dst, count, [value](std::size_t i) { return static_cast<double>(value(i)); });
+      break;
     case sqdiff::DType::f16:
       fill<uint16_t>(dst, count, [value](std::size_t i) { return sqdiff::float16(value(i)).bits(); });
       break;
@@ -91,5 +94,15 @@ void fill_b(sqdiff::DType dtype, std::size_t count) {
 namespace sqdiff_bench {
 
 void a_was_overwritten() { a_contents = {}; }
+
+std::byte* gradient_buffer(sqdiff::DType dtype, std::size_t count) {
+  static std::byte* const buffer = allocate();
+  static Contents contents;
+  if (contents.dtype != dtype || contents.count < count) {
+    contents = {dtype, count};
+    fill_values(buffer, dtype, count, b_value, [](std::size_t i) { return -1 - static_cast<int32_t>(i % 1000); });
+  }
+  return buffer;
+}
 
 }  // namespace sqdiff_bench

@@ -19,7 +19,7 @@ struct Buffers {
 // 256 MiB each: 64M f32 elements.
 Buffers& buffers();
 
-// a: values in [1, 2) (i32: [0, 1000)); b: values in [-0.5, -0.25)
+// a: values in [1, 2) (i32: [0, 1000)); b: values in [-0.5, -0.25) (f64: the same values)
 // (i32: [-1000, -1]). Every a is non-negative and every b negative, both as
 // values and as the sign bit of each 32-bit word; repeated in-place squared
 // differences only grow a (up to inf), never into denormals.
@@ -30,5 +30,9 @@ void fill_b(sqdiff::DType dtype, std::size_t count);
 
 // An in-place benchmark wrote into a: the next fill_a must rewrite it.
 void a_was_overwritten();
+
+// A fifth buffer of the same size, allocated on first use (the gradient
+// cases' grad_out), filled with fill_b's values for `count` elements.
+std::byte* gradient_buffer(sqdiff::DType dtype, std::size_t count);
 
 }  // namespace sqdiff_bench

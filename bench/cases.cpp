@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <numeric>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -19,6 +18,7 @@
 
 #include "bound_loops.hpp"
 #include "buffers.hpp"
+#include "case_support.hpp"
 #include "conversion_floor.hpp"
 #include "eigen_peer.hpp"
 #include "measure.hpp"
@@ -29,29 +29,6 @@ namespace {
 
 using sqdiff::DType;
 using sqdiff::Shape;
-
-constexpr int64_t kKi = 1024;
-constexpr int64_t kMi = 1024 * 1024;
-
-int64_t element_count(const Shape& shape) {
-  return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
-}
-
-std::string size_name(int64_t n) {
-  if (n % kMi == 0) return std::to_string(n / kMi) + "M";
-  if (n % kKi == 0) return std::to_string(n / kKi) + "K";
-  return std::to_string(n);
-}
-
-std::string shape_name(const Shape& shape) {
-  if (shape.empty()) return "scalar";
-  std::string s;
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (i > 0) s.append("x");
-    s.append(std::to_string(shape[i]));
-  }
-  return s;
-}
 
 // A bound loop over `stream_bytes` bytes of each of its buffers, scaled to
 // `case_bytes`. Streaming-store loops write to the bench's spare buffer d, so
@@ -94,24 +71,6 @@ void add_bounds(std::vector<Contender>& contenders, Family family, std::size_t o
       contenders.push_back(bound_loop(LoopKind::fill, nullptr, nullptr, buf.c, out_bytes, threads, case_bytes));
       contenders.push_back(bound_loop(LoopKind::fill_nt, nullptr, nullptr, buf.d, out_bytes, threads, case_bytes));
       break;
-  }
-}
-
-// sqdiff or a peer library: with a pool (threads other than 1, and 0 is the
-// library default) it is quiesced and primed like the bound loops' worker.
-Contender library_contender(std::string name, Role role, std::function<void()> call, int threads) {
-  Contender contender;
-  contender.name = std::move(name);
-  contender.role = role;
-  contender.call = std::move(call);
-  contender.quiesce = contender.prime = threads != 1;
-  return contender;
-}
-
-void run_and_report(benchmark::State& state, const std::vector<Contender>& contenders, const CaseInfo& info) {
-  for (auto _ : state) {
-    const Measurement m = measure(contenders);
-    report(state, contenders, m, info);
   }
 }
 
@@ -326,12 +285,6 @@ void spec_example(benchmark::State& state, int threads) {
   state.counters["elements"] = static_cast<double>(element_count(out_shape));
   state.counters["threads"] = threads;
   run_and_report(state, contenders, info);
-}
-
-benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* bm, benchmark::TimeUnit unit) {
-  // One iteration = the whole interleaved measurement; the time reported is
-  // the subject's median time per call.
-  return bm->Iterations(1)->UseManualTime()->Unit(unit);
 }
 
 }  // namespace

@@ -118,6 +118,21 @@ void strided(const float* a_data, std::ptrdiff_t stride, const float* b_data, fl
   assign(out, (a.stride(strides) - b).square(), threads);
 }
 
+float squared_norm(const float* a_data, const float* b_data, std::ptrdiff_t n, int threads) {
+  if (threads <= 1) {
+    Eigen::Map<const Eigen::VectorXf> a(a_data, n);
+    Eigen::Map<const Eigen::VectorXf> b(b_data, n);
+    return (a - b).squaredNorm();
+  }
+  In1 a(a_data, n);
+  In1 b(b_data, n);
+  Eigen::Tensor<float, 0, Eigen::RowMajor> sum;
+  sum.device(pool_device()) = (a - b).square().sum();
+  return sum();
+}
+
+std::string squared_norm_note(int threads) { return threads <= 1 ? "squaredNorm" : "Tensor.sum+ThreadPool2"; }
+
 std::string version() {
   return std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
          std::to_string(EIGEN_MINOR_VERSION);

@@ -41,6 +41,12 @@ void strided(const float* a, std::ptrdiff_t stride, const float* b, float* out, 
 
 std::string tensor_note(int threads);  // "Tensor" or "Tensor+ThreadPool2"
 
+// sum of (a - b)^2 over n f32 elements, summed in f32 as Eigen does: 1 thread
+// `(a - b).squaredNorm()` on Map'd vectors, 2 threads the Tensor module's
+// `(a - b).square().sum()` on the pool.
+float squared_norm(const float* a, const float* b, std::ptrdiff_t n, int threads);
+std::string squared_norm_note(int threads);  // "squaredNorm" or "Tensor.sum+ThreadPool2"
+
 std::string version();
 
 }  // namespace sqdiff_bench::eigen_peer

@@ -22,6 +22,7 @@
 #include "cases.hpp"
 #include "eigen_peer.hpp"
 #include "measure.hpp"
+#include "reduce_cases.hpp"
 
 #ifndef SQDIFF_BENCH_CXX_FLAGS
 #define SQDIFF_BENCH_CXX_FLAGS "unknown"
@@ -132,6 +133,7 @@ int main(int argc, char** argv) {
   add_context();
   for (const auto& [key, value] : notes) benchmark::AddCustomContext(key, value);
   sqdiff_bench::register_cases();
+  sqdiff_bench::register_reduce_cases();
   benchmark::Initialize(&rest_count, rest.data());
   if (benchmark::ReportUnrecognizedArguments(rest_count, rest.data())) return 1;
   benchmark::RunSpecifiedBenchmarks();

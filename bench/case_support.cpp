@@ -1,0 +1,49 @@
+#include "case_support.hpp"
+
+#include <functional>
+#include <numeric>
+#include <utility>
+
+namespace sqdiff_bench {
+
+int64_t element_count(const sqdiff::Shape& shape) {
+  return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+}
+
+std::string size_name(int64_t n) {
+  if (n % kMi == 0) return std::to_string(n / kMi) + "M";
+  if (n % kKi == 0) return std::to_string(n / kKi) + "K";
+  return std::to_string(n);
+}
+
+std::string shape_name(const sqdiff::Shape& shape) {
+  if (shape.empty()) return "scalar";
+  std::string s;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) s.append("x");
+    s.append(std::to_string(shape[i]));
+  }
+  return s;
+}
+
+Contender library_contender(std::string name, Role role, std::function<void()> call, int threads) {
+  Contender contender;
+  contender.name = std::move(name);
+  contender.role = role;
+  contender.call = std::move(call);
+  contender.quiesce = contender.prime = threads != 1;
+  return contender;
+}
+
+void run_and_report(benchmark::State& state, const std::vector<Contender>& contenders, const CaseInfo& info) {
+  for (auto _ : state) {
+    const Measurement m = measure(contenders);
+    report(state, contenders, m, info);
+  }
+}
+
+benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* bm, benchmark::TimeUnit unit) {
+  return bm->Iterations(1)->UseManualTime()->Unit(unit);
+}
+
+}  // namespace sqdiff_bench

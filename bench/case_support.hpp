@@ -1,0 +1,35 @@
+// What the case files share: names of sizes and shapes, the library and peer
+// contenders, and the one-iteration benchmark body around measure() and report().
+#pragma once
+
+#include <benchmark/benchmark.h>
+#include <sqdiff/tensor_view.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "measure.hpp"
+
+namespace sqdiff_bench {
+
+inline constexpr int64_t kKi = 1024;
+inline constexpr int64_t kMi = 1024 * 1024;
+
+int64_t element_count(const sqdiff::Shape& shape);
+std::string size_name(int64_t n);             // "4K", "64M", "1680"
+std::string shape_name(const sqdiff::Shape& shape);  // "8x1x6x1", "scalar"
+
+// sqdiff or a peer library: with a pool (threads other than 1, and 0 is the
+// library default) it is quiesced and primed like the bound loops' worker.
+Contender library_contender(std::string name, Role role, std::function<void()> call, int threads);
+
+// The benchmark body: one interleaved measurement, reported.
+void run_and_report(benchmark::State& state, const std::vector<Contender>& contenders, const CaseInfo& info);
+
+// One iteration = the whole interleaved measurement; the time reported is the
+// subject's median time per call.
+benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* bm, benchmark::TimeUnit unit);
+
+}  // namespace sqdiff_bench
