@@ -325,6 +325,129 @@ def sort_key(row):
     return (0, 0, 0, "", row["name"])
 
 
+# The reductions' and gradients' targets (issue 13, "Benchmarks"), by
+# benchmark name: (title, regex, minimum r_bound).
+REDUCE_TARGETS = [
+    ("Sum over all axes, f32 64M, 2 threads: >= 0.95 of the bound", r"^reduce/all/f32/64M/t2$", 0.95),
+    ("Sum over all axes, f16, bf16, f64 16M, 2 threads: >= 0.90", r"^reduce/all/(f16|bf16|f64)/16M/t2$", 0.90),
+    ("Sum over all axes, f32 256K (in L2), 1 thread: >= 0.70", r"^reduce/all/f32/256K/t1$", 0.70),
+    ("Per-row, per-column, per-channel at 16M: >= 0.90", r"^reduce/(rows|columns|per_channel)/", 0.90),
+    ("Gradient, same shape, f32 64M: >= 0.90 of a loop moving the same bytes", r"^grad/same/f32/64M/", 0.90),
+]
+
+REDUCE_LOOP_NAMES = {
+    "read_sum": "read a, b",
+    "read_sum_1": "read a",
+    "gradient": "gradient",
+    "gradient_nt": "gradient, streaming",
+    "fma_f32": "f32 FMA peak",
+    "fma_f64": "f64 FMA peak",
+}
+
+
+def reduce_target_of(name):
+    for title, pattern, value in REDUCE_TARGETS:
+        if re.search(pattern, name):
+            return value
+    return None
+
+
+def describe_reduction(row):
+    """(case, threads) of a reduce/ or grad/ row."""
+    parts = row["name"].split("/")
+    threads = threads_text(row, parts[-1])
+    show = lambda s: "[" + s.replace("x", ",") + "]"  # noqa: E731
+    if parts[0] == "grad":
+        return f"gradient, same shape, {parts[2]} {parts[3]}", threads
+    kind = parts[1]
+    if kind == "all":
+        out = "f64" if parts[2] == "f64" else "f32"
+        return f"sum over all axes, {parts[2]} {parts[3]} (into {out})", threads
+    a, b = parts[2].split("-", 1)
+    what = {"rows": "per row (axis 1)", "columns": "per column (axis 0)",
+            "per_channel": "per channel (axes 0, 2, 3)", "pairwise": "pairwise (axis 2)"}.get(kind, kind)
+    return f"{what} `{show(a)}` with `{show(b)}`", threads
+
+
+def reduce_table(rows):
+    head = ["case", "threads", "time", "GB/s or GFLOP/s", "ratio to bound (loop)", "vs Eigen", "target", "met",
+            "exact path", "load"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    for row in rows:
+        case, threads = describe_reduction(row)
+        if "error" in row:
+            lines.append(f"| {case} | | error: {row['error']} |" + " |" * (len(head) - 3))
+            continue
+        rate = f"{row['GBps']:.1f} GB/s" if row.get("GBps") else (
+            f"{row['GFLOPs']:.1f} GFLOP/s" if row.get("GFLOPs") else "—")
+        loop = REDUCE_LOOP_NAMES.get(row["labels"].get("bound", ""), row["labels"].get("bound", "?"))
+        r = row.get("r_bound")
+        digits = 2 if r is None or r >= 0.1 else 4  # a compute-bound case far below the peak
+        ratio = f"{fmt_ratio(r, digits)} ({loop})" if r is not None else "—"
+        if row.get("r_fma_f64") is not None:
+            ratio += f"; {fmt_ratio(row['r_fma_f64'], digits)} of the f64 FMA peak"
+        target = reduce_target_of(row["name"])
+        m = None if target is None or r is None else r >= target
+        vs = row.get("vs_eigen")
+        exact = row.get("exact_fraction")
+        load_avg = row.get("load1")
+        busy = load_avg is not None and load_avg > BUSY_LOAD
+        cells = [case, threads, fmt_time(time_ns(row)), rate, ratio, f"{vs:.2f}x" if vs is not None else "—",
+                 f"≥ {target:.2f}" if target is not None else "—", met_text(m, row),
+                 f"{100 * exact:.2g}%" if exact is not None else "—",
+                 ("**" + f"{load_avg:.1f}" + "**") if busy else (f"{load_avg:.1f}" if load_avg is not None else "—")]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def reduce_targets_section(rows):
+    lines = ["| target | figures (ratio to bound) | met |", "|---|---|---|"]
+    for title, pattern, value in REDUCE_TARGETS:
+        matching = sorted((r for r in rows if "error" not in r and re.search(pattern, r["name"])),
+                          key=lambda r: r["name"])
+        if not matching:
+            lines.append(f"| {title} | not run | — |")
+            continue
+        figures = "; ".join(f"{'/'.join(r['name'].split('/')[1:])}: {fmt_ratio(r.get('r_bound'))}" for r in matching)
+        met_count = sum(1 for r in matching if r.get("r_bound") is not None and r["r_bound"] >= value)
+        suspect_count = sum(1 for r in matching if suspect(r))
+        if met_count < len(matching):
+            verdict = f"no ({met_count} of {len(matching)})"
+        elif suspect_count:
+            verdict = f"unclear ({suspect_count} ratios above {SUSPECT_RATIO}: noise)"
+        else:
+            verdict = "**yes**"
+        lines.append(f"| {title} | {figures} | {verdict} |")
+    return "\n".join(lines)
+
+
+REDUCE_METHOD = """\
+Sums (`sqdiff::sum_squared_difference`) and the element-wise gradient
+(`sqdiff::squared_difference_backward`, both gradients), measured as the element-wise cases are
+(interleaved rounds, best of three samples per round, medians of per-round ratios; see Method).
+Every sum is correctly rounded; *exact path* is the share of output elements the library had to
+sum again exactly during the case (its error bound straddled a rounding boundary).
+
+- **Bound of a reduction:** a loop reading the same bytes, `s += a[i] + b[i]` over 32-bit integer
+  lanes with four vector accumulators, one scalar per thread at the end (`bench/reduce_bound_loops.cpp`,
+  `-O3 -march=native`); with 2 threads each thread sums one half. A per-channel case reads one
+  large input (b is 64 values), so its loop is `s += a[i]`. Bytes moved: every input element once,
+  the output once.
+- **Bound of the gradient:** a loop reading a, b and g and writing two outputs (`ga = a + b + g`,
+  `gb = a - b + g`), with ordinary or streaming stores, the faster of the two in each round.
+- **Pairwise** is compute-bound (64M terms from 512 KiB of inputs), so it is held to FMA loops
+  measured in the same run (16 independent chains of `acc = acc * x + y`, the CPU's FMA
+  throughput, same threads): *ratio to bound* is the fraction of the f32 FMA peak (one FMA lane per
+  term), and the fraction of the f64 FMA peak is shown beside it, since the kernel chains each
+  term in f64 lanes (which is what makes its bound rigorous). GFLOP/s counts 3 flops per term
+  (subtract, multiply, add); the peaks in GFLOP/s are in the raw output (`peak_GFLOPs_f32`,
+  `peak_GFLOPs_f64`, 2 flops per FMA lane).
+- **Eigen** `(a - b).squaredNorm()` on `Map`'d vectors (1 thread), the Tensor module's
+  `(a - b).square().sum()` on a 2-thread pool: an f32 sum, not correctly rounded.
+- f16 and bf16 sum into f32 (their own type overflows at 16M terms near 4), f64 into f64.
+"""
+
+
 def machine_section(ctx):
     caches = ", ".join(
         f"L{c['level']} {c['type'].lower()} {fmt_size(c['size'])}B"
@@ -498,6 +621,13 @@ def main():
                "time; *ratio to bound* is bound time over sqdiff's time, median of per-round ratios (1.00 = at the "
                "bound), with the loop that set the bound; *Eigen / bound* is the same for Eigen; *vs Eigen* is "
                "Eigen's time over sqdiff's; *load* is the 1-minute load average when the benchmark finished.\n")
+    reductions = sorted((r for r in rows if r["name"].startswith(("reduce/", "grad/"))), key=lambda r: r["name"])
+    if reductions:
+        out.append("## Reductions and gradients\n")
+        out.append(REDUCE_METHOD)
+        out.append("Targets (issue 13):\n")
+        out.append(reduce_targets_section(reductions) + "\n")
+        out.append(reduce_table(reductions) + "\n")
     out.append(METHOD)
     out.append("## Reading the raw output\n")
     out.append("`build-bench/bench-results.json` (written by `scripts/bench.sh`) holds every counter: `r_bound`, "
