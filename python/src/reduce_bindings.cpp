@@ -370,7 +370,8 @@ py::array finish_partial_sums(py::handle dtype, py::handle partials_object, py::
   Shape shape = shape_of(partials);
   shape.pop_back();
   Target target = new_target(output, shape);
-  const sqdiff::TensorView out_view = target.view(output);
+  // Dense (empty strides): the library takes only row-major outputs here.
+  const sqdiff::TensorView out_view{target.array.mutable_data(), output, shape, {}};
   const auto* states = static_cast<const uint64_t*>(partials.data());
   {
     const py::gil_scoped_release release;
