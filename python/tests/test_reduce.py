@@ -288,3 +288,39 @@ def test_out_may_alias_an_input():
     got = sqdiff.sum_squared_difference(a.reshape(3, 2), np.float64(1), axis=1, out=view)
     assert got is view
     assert_same_bits(np.ascontiguousarray(view), want)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from support import examples  # noqa: E402
+
+
+@settings(max_examples=examples(60))
+@given(data=st.data())
+def test_any_shape_axes_and_layout_against_oracle(data):
+    """Hypothesis draws the type, the shapes (b right-aligned with 1s), the axes (any
+    order, negative or not), keepdims, the kind, a reversed or strided view and the
+    thread count; the result must be the oracle's bits."""
+    name = data.draw(st.sampled_from(DTYPE_NAMES), label="dtype")
+    shape = tuple(data.draw(st.lists(st.integers(0, 4), min_size=0, max_size=4), label="shape"))
+    b_shape = tuple(d if data.draw(st.booleans()) else 1 for d in shape[len(shape) - data.draw(
+        st.integers(0, len(shape))):])
+    rank = len(shape)
+    if rank and data.draw(st.booleans(), label="axis list"):
+        chosen = data.draw(st.lists(st.integers(0, rank - 1), unique=True, max_size=rank), label="axes")
+        axis = tuple(x - rank if data.draw(st.booleans()) else x for x in chosen)
+    else:
+        axis = None
+    keepdims = data.draw(st.booleans(), label="keepdims")
+    mean = data.draw(st.booleans(), label="mean")
+    seed = data.draw(st.integers(0, 2 ** 32 - 1), label="seed")
+    rng = np.random.default_rng(seed)
+    a = random_values(rng, name, shape, wide=False)
+    b = random_values(rng, name, b_shape, wide=False)
+    if data.draw(st.booleans(), label="reversed a") and rank:
+        a = np.ascontiguousarray(a[::-1])[::-1]
+    want = exact.reduce(a, b, name, axis, keepdims, mean)
+    function = sqdiff.mean_squared_difference if mean else sqdiff.sum_squared_difference
+    threads = data.draw(st.sampled_from([None, 1, 2, 3]), label="threads")
+    assert_same_bits(function(a, b, axis, keepdims=keepdims, dtype=dtype_keyword(name), threads=threads), want)
