@@ -48,6 +48,9 @@ void add_row(const T* a, int64_t sa, const T* b, int64_t sb, int64_t n, Sum192& 
 template <typename T>
 ExactSum sum_of(const ReduceCall& call, const std::vector<ReduceDim>& summed,
                 const std::array<int64_t, kMaxOperands>& base) {
+  // No terms (a 0 among the summed dims): the walk below would still visit
+  // its first position, reading elements an empty input does not have.
+  if (call.count == 0) return ExactSum(exact_format(call.input));
   const auto* a = reinterpret_cast<const T*>(call.data[0]);
   const auto* b = reinterpret_cast<const T*>(call.data[1]);
   Sum192 sum;
