@@ -5,6 +5,7 @@
 #include <iostream>
 #include <string>
 
+#include "compare_command.hpp"
 #include "fatal_signals.hpp"
 #include "ir/ir_command.hpp"
 #include "npy.hpp"
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
       "Negative option values are written --axis=-2. Errors go to stderr; the exit status is\n"
       "0 on success, 1 when the job fails, 2 for a command-line mistake.");
   sqdiff::tools::register_run_command(app);
+  sqdiff::tools::register_compare_command(app);
   sqdiff::tools::register_shape_command(app);
   sqdiff::tools::register_ir_command(app);
   sqdiff::tools::install_fatal_signal_handlers();
@@ -66,7 +68,7 @@ int main(int argc, char** argv) {
       known = known || sub->check_name(arg);
     }
     if (!known) {
-      std::cerr << "sqdiff: error: unknown subcommand \"" << arg << "\" (expected run, shape or ir; see sqdiff --help)"
+      std::cerr << "sqdiff: error: unknown subcommand \"" << arg << "\" (expected run, compare, shape or ir; see sqdiff --help)"
                 << std::endl;
       return kExitUsage;
     }

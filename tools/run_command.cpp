@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli_checks.hpp"
+#include "input_pair.hpp"
 #include "npy.hpp"
 #include "partial_shape.hpp"
 #include "progress.hpp"
@@ -19,26 +20,6 @@ OpFunction op_function(const std::string& op) {
   if (op == "squared_difference") return &sqdiff::squared_difference;
   if (op == "subtract") return &sqdiff::subtract;
   throw sqdiff::Error("unknown op \"" + op + "\" (expected squared_difference or subtract)");
-}
-
-// Applies --dtype: the stored dtype itself, or bf16 read from "<u2" data.
-void apply_dtype(NpyArray& array, const std::string& name) {
-  if (name.empty()) return;
-  const std::string canonical = name == "bfloat16" ? "bf16" : name;
-  for (int i = 0; i < kDTypeCount; ++i) {
-    const auto dtype = static_cast<DType>(i);
-    if (dtype_name(dtype) != canonical) continue;
-    if (dtype == array.dtype()) return;
-    if (dtype == DType::bf16 && array.dtype() == DType::u16) {
-      array.reinterpret_as(DType::bf16);
-      return;
-    }
-    throw sqdiff::Error(array.path() + ": holds " + std::string(dtype_name(array.dtype())) +
-                        " data, which cannot be read as " + canonical +
-                        " (--dtype bf16 reads u16 files holding bf16 bits; other names must match the file)");
-  }
-  throw sqdiff::Error("unknown dtype \"" + name + "\" (expected one of f16, bf16, f32, f64, i8, i16, i32, i64, "
-                      "u8, u16, u32, u64)");
 }
 
 int64_t product(const Shape& shape, std::size_t from, std::size_t to) {
@@ -71,32 +52,16 @@ void run_npy(const RunRequest& request) {
   const OpFunction op = op_function(request.op);
   if (request.threads < 0) throw sqdiff::Error("--threads must be 0 (library default) or more");
 
-  NpyArray a = NpyArray::open(request.a_path);
-  NpyArray b = NpyArray::open(request.b_path);
-  apply_dtype(a, request.dtype);
-  apply_dtype(b, request.dtype);
-  if (a.dtype() != b.dtype()) {
-    throw sqdiff::Error(request.op + ": mixed dtypes: a (" + request.a_path + ") is " +
-                        std::string(dtype_name(a.dtype())) + ", b (" + request.b_path + ") is " +
-                        std::string(dtype_name(b.dtype())) + "; inputs must have the same dtype (no promotion)");
-  }
+  const InputPair inputs = open_input_pair(request.a_path, request.b_path, request.dtype, request.broadcast, request.op);
+  const NpyArray& a = inputs.a;
+  const NpyArray& b = inputs.b;
   const DType dtype = a.dtype();
   const std::size_t item = dtype_size(dtype);
-
-  Shape out_shape;
-  try {
-    out_shape = sqdiff::broadcast_shape(a.shape(), b.shape(), request.broadcast);
-  } catch (const sqdiff::Error& e) {
-    // Name the op rather than broadcast_shape, as the op itself would.
-    std::string message = e.what();
-    const std::string prefix = "broadcast_shape:";
-    if (message.rfind(prefix, 0) == 0) message = request.op + ":" + message.substr(prefix.size());
-    throw sqdiff::Error(message);
-  }
+  const Shape& out_shape = inputs.shape;
 
   NpyWriter writer(request.out_path, dtype, out_shape);
-  const Shape a_strides = aligned_strides(out_shape, a.shape(), a.strides(), request.broadcast, false);
-  const Shape b_strides = aligned_strides(out_shape, b.shape(), b.strides(), request.broadcast, true);
+  const Shape& a_strides = inputs.a_strides;
+  const Shape& b_strides = inputs.b_strides;
   const Shape out_strides = dense_strides(out_shape);
   const int64_t total = product(out_shape, 0, out_shape.size());
   const int64_t total_bytes = total * static_cast<int64_t>(item);
