@@ -35,8 +35,20 @@ array([[0., 2., 4.],
 >>> sqdiff.broadcast_shape((8, 1, 6, 1), (7, 1, 5))
 (8, 7, 6, 5)
 
-Functions: squared_difference, subtract, broadcast_shape, to_bfloat16_bits,
-from_bfloat16_bits, simd_target, compiled_simd_targets. Errors: sqdiff.Error,
+Reductions and gradients (one pass, each result the exact value rounded once):
+
+    sum_squared_difference(a, b, axis)       sum((a - b)**2, axis)
+    mean_squared_difference(a, b, axis)      mean((a - b)**2, axis)
+    squared_difference_backward(a, b, grad)  (grad_a, grad_b) of squared_difference
+    subtract_backward(grad, a_shape, b_shape)  (grad_a, grad_b) of subtract
+
+Python scalars are weak, as in NumPy 2: ``squared_difference(x_f32, 0.5)``
+computes in float32.
+
+Functions: squared_difference, subtract, sum_squared_difference,
+mean_squared_difference, squared_difference_backward, subtract_backward,
+broadcast_shape, to_bfloat16_bits, from_bfloat16_bits, simd_target,
+compiled_simd_targets. Errors: sqdiff.Error,
 a ValueError. The rules in full: docs/python.md and docs/SPEC_DECISIONS.md.
 """
 
