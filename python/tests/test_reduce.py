@@ -324,3 +324,45 @@ def test_any_shape_axes_and_layout_against_oracle(data):
     function = sqdiff.mean_squared_difference if mean else sqdiff.sum_squared_difference
     threads = data.draw(st.sampled_from([None, 1, 2, 3]), label="threads")
     assert_same_bits(function(a, b, axis, keepdims=keepdims, dtype=dtype_keyword(name), threads=threads), want)
+
+
+def test_the_gil_is_released_while_reducing():
+    """As test_threads.py does for the element-wise ops: with the switch interval at an
+    hour, a counting thread that yields after every step only advances while the main
+    thread waits outside the interpreter, here inside the reduction or the gradient."""
+    import sys
+    import threading
+    import time
+
+    a = np.ones(1 << 22, dtype=np.float32)
+    calls = [
+        lambda: sqdiff.sum_squared_difference(a, a[::-1], threads=1),
+        lambda: sqdiff.squared_difference_backward(a, a[::-1], a, threads=1),
+    ]
+    counter = [0]
+    stop = threading.Event()
+
+    def count():
+        while not stop.is_set():
+            counter[0] += 1
+            time.sleep(0)
+
+    old_interval = sys.getswitchinterval()
+    thread = threading.Thread(target=count)
+    advanced = {0: [], 1: []}
+    sys.setswitchinterval(3600)
+    try:
+        thread.start()
+        time.sleep(0.01)
+        for index, call in enumerate(calls):
+            for _ in range(20):
+                before = counter[0]
+                call()
+                advanced[index].append(counter[0] - before)
+                if advanced[index][-1] > 0:
+                    break
+    finally:
+        stop.set()
+        sys.setswitchinterval(old_interval)
+        thread.join()
+    assert advanced[0][-1] > 0 and advanced[1][-1] > 0, advanced
