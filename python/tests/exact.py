@@ -95,7 +95,12 @@ def float_bits(value, name):
     return np.array(value, dtype=name)
 
 
-def _sum_of(terms, count):
+# SPEC_DECISIONS section 7: for f64 inputs a single square at least this large (the smallest
+# value that rounds to infinity in f64) makes the result +inf, even where a mean would fit.
+F64_SQUARE_LIMIT = Fraction(2) ** 1024 - Fraction(2) ** 970
+
+
+def _sum_of(terms, count, f64_inputs=False):
     """Exact sum of (a - b)**2 terms (Python floats or ints): a Fraction, or nan/inf."""
     total = Fraction(0)
     special = None
@@ -108,7 +113,10 @@ def _sum_of(terms, count):
             special = math.inf
             continue
         difference = Fraction(a) - Fraction(b)
-        total += difference * difference
+        square = difference * difference
+        if f64_inputs and square >= F64_SQUARE_LIMIT:
+            special = math.inf
+        total += square
     return special if special is not None else total
 
 
@@ -136,7 +144,7 @@ def reduce(a, b, dtype_name, axis=None, keepdims=False, mean=False, out_name=Non
             out_name = "int64" if dtype_name.startswith("int") else "uint64"
     values = []
     for index in np.ndindex(*kept_shape):
-        total = _sum_of(zip(flat_a[index], flat_b[index]), count)
+        total = _sum_of(zip(flat_a[index], flat_b[index]), count, dtype_name == "float64")
         if mean and not isinstance(total, float):
             total = Fraction(total) / count if count else math.nan
         elif mean and count == 0:

@@ -204,6 +204,12 @@ def test_specials():
     assert sqdiff.sum_squared_difference(np.array([-np.inf]), 0.0) == np.inf
     # f64: a single square beyond f64's range is inf even where the exact mean would fit.
     assert sqdiff.mean_squared_difference(np.array([1e200, 0.0]), -1e200) == np.inf
+    below = np.array([2.0 ** 512 - 2.0 ** 459, 0.0])  # its square is just under 2**1024 - 2**970
+    for function, mean in [(sqdiff.sum_squared_difference, False), (sqdiff.mean_squared_difference, True)]:
+        got = function(below, 0.0)
+        assert np.isfinite(got)
+        assert_same_bits(got, exact.reduce(below, np.float64(0), "float64", mean=mean))
+    assert sqdiff.mean_squared_difference(np.array([2.0 ** 512, 0.0]), 0.0) == np.inf  # 2**1024: at the limit
     # Empty: sum +0, mean NaN.
     empty = np.zeros((0, 3), dtype=np.float32)
     assert_same_bits(sqdiff.sum_squared_difference(empty, empty), np.array(0.0, dtype=np.float32))
@@ -366,3 +372,25 @@ def test_the_gil_is_released_while_reducing():
         sys.setswitchinterval(old_interval)
         thread.join()
     assert advanced[0][-1] > 0 and advanced[1][-1] > 0, advanced
+
+
+@pytest.mark.parametrize("name, magnitudes", [
+    ("float64", [2.0 ** 500, 2.0 ** -500, 2.0 ** -1074, 1.0, 2.0 ** 511]),
+    ("float32", [1e38, 1e19, 1e-38, 1e-45, 1.0]),
+    ("float16", [65504.0, 2.0 ** -24, 1.0, 300.0]),
+])
+def test_huge_and_tiny_together(name, magnitudes):
+    """Terms hundreds of binades apart: the tiny ones still decide the rounding only an
+    exact sum gets right."""
+    rng = np.random.default_rng(1900)
+    for case in range(40):
+        values = rng.choice(magnitudes, size=(3, 6)) * rng.choice([-1.0, 1.0], size=(3, 6))
+        a = values.astype(name)
+        b = (rng.choice(magnitudes, size=6) * rng.choice([-1.0, 0.0, 1.0], size=6)).astype(name)
+        mean = case % 2 == 1
+        function = sqdiff.mean_squared_difference if mean else sqdiff.sum_squared_difference
+        outputs = [name, "float64"] if name != "float64" else ["float64", "float32"]
+        for out_name in outputs:
+            want = exact.reduce(a, b, name, 1 if case % 4 < 2 else None, False, mean, out_name)
+            got = function(a, b, 1 if case % 4 < 2 else None, dtype=out_name)
+            assert_same_bits(got, want)
