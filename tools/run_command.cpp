@@ -9,6 +9,7 @@
 #include "npy.hpp"
 #include "partial_shape.hpp"
 #include "progress.hpp"
+#include "reduce_run.hpp"
 #include "shape_count.hpp"
 
 namespace sqdiff::tools {
@@ -123,9 +124,21 @@ void register_run_command(CLI::App& app) {
   auto request = std::make_shared<RunRequest>();
   auto mode = std::make_shared<std::string>("numpy");
   CLI::App* sub = app.add_subcommand("run", "Compute squared_difference or subtract of two .npy files");
-  sub->add_option("--op", request->op, "The operation: squared_difference or subtract")
-      ->required()
+  auto op = std::make_shared<std::string>();
+  auto reduce = std::make_shared<ReduceRequest>();
+  sub->add_option("--op", *op, "The operation: squared_difference or subtract (required without --reduce)")
       ->check(CLI::IsMember({"squared_difference", "subtract"}));
+  sub->add_option("--reduce", reduce->kind,
+                  "Write the sum or mean of (a - b)^2 over --axes instead (sum_/mean_squared_difference)")
+      ->check(CLI::IsMember({"sum", "mean"}));
+  sub->add_option("--axes", reduce->axes,
+                  "With --reduce: the axes of the broadcast shape to reduce, e.g. 0,2 or -1 (--axes=-1); "
+                  "default all; --axes '' reduces none");
+  sub->add_flag("--keepdims", reduce->keepdims, "With --reduce: keep each reduced axis as a 1");
+  sub->add_option("--out-dtype", reduce->out_dtype,
+                  "With --reduce: the output's type (SPEC 7): the input type, f32 or f64 for floats; i64/u64 or "
+                  "f64 for integer sums; f64 or f32 for integer means. Default: the input type for floats, "
+                  "i64/u64 for integer sums, f64 for integer means");
   sub->add_option("a", request->a_path, "First input .npy file (a)")->required();
   sub->add_option("b", request->b_path, "Second input .npy file (b)")->required();
   sub->add_option("-o,--output", request->out_path, "Output .npy file (replaced atomically if it exists)")
@@ -159,12 +172,33 @@ void register_run_command(CLI::App& app) {
       "      none: p.npy and q.npy must have the same shape ([256,56] here)\n"
       "  $ sqdiff run --op squared_difference bf_a.npy bf_b.npy -o bf_out.npy --dtype bf16\n"
       "      bf_a.npy and bf_b.npy are uint16 arrays holding bf16 bits; so is bf_out.npy\n"
+      "  $ sqdiff run --reduce mean a.npy b.npy -o mse.npy --axes 0,2\n"
+      "      the mean of (a - b)^2 over dims 0 and 2 of [8,7,6,5]: mse.npy of shape [7,5]\n"
       "\n"
       "Inputs are memory-mapped and the output is written through a memory map under a\n"
       "temporary name in the output's directory, then renamed: it appears complete or not at all.\n"
       "C and Fortran order are read without copying; big-endian files are refused.");
-  sub->callback([request, mode] {
+  sub->callback([request, mode, op, reduce] {
     request->broadcast.kind = parse_broadcast_kind(*mode);
+    if (!reduce->kind.empty()) {
+      if (!op->empty() && *op != "squared_difference") {
+        throw CLI::ValidationError("--reduce", "--reduce sums squared differences: --op must be squared_difference "
+                                               "or left out, not " + *op);
+      }
+      reduce->a_path = request->a_path;
+      reduce->b_path = request->b_path;
+      reduce->out_path = request->out_path;
+      reduce->broadcast = request->broadcast;
+      reduce->dtype = request->dtype;
+      reduce->threads = request->threads;
+      run_reduction(*reduce);
+      return;
+    }
+    if (op->empty()) throw CLI::RequiredError("--op");
+    if (reduce->axes || reduce->keepdims || !reduce->out_dtype.empty()) {
+      throw CLI::ValidationError("--axes, --keepdims and --out-dtype", "they go with --reduce");
+    }
+    request->op = *op;
     run_npy(*request);
   });
 }

@@ -30,6 +30,7 @@ void run_npy(const RunRequest& request);
 sqdiff::Shape aligned_strides(const sqdiff::Shape& out_shape, const sqdiff::Shape& shape,
                               const sqdiff::Shape& strides, const sqdiff::Broadcast& mode, bool is_b);
 
+// Registers `run`, whose --reduce runs tools/reduce_run.hpp's run_reduction.
 void register_run_command(CLI::App& app);
 
 }  // namespace sqdiff::tools
