@@ -8,6 +8,12 @@
 #                                    build-bench/bench-filtered.{json,md}, docs/ is left alone
 #   scripts/bench.sh ... -- ARGS     extra arguments for sqdiff_bench (Google Benchmark's, and
 #                                    --sqdiff_budget=S, --sqdiff_min_rounds=N, --sqdiff_samples=N)
+#   scripts/bench.sh --python        also builds the NumPy binding and runs the Python peers
+#                                    (bench/python/bench_reductions.py: NumPy, PyTorch, SciPy) twice:
+#                                    with Debian's /usr/bin/python3 (python3-torch, python3-scipy) and
+#                                    in build-bench/venv-python, NumPy's OpenBLAS wheel over it
+#                                    (bench/python/requirements.txt); into build-bench/bench-python-*.json
+#                                    and the page
 #
 # The raw results of a full or quick run are kept in build-bench/bench-results.json.
 set -euo pipefail
@@ -19,14 +25,16 @@ mode=full
 budget=0.6
 min_rounds=5
 filter=""
+with_python=OFF
 extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --quick) mode=quick; budget=0.2; min_rounds=3; shift ;;
     --filter) filter="$2"; shift 2 ;;
     --filter=*) filter="${1#--filter=}"; shift ;;
+    --python) with_python=ON; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -51,12 +59,14 @@ fi
 # Only the library and the benchmark: tests, examples, tools and the Python
 # binding are built elsewhere.
 run cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DSQDIFF_BUILD_BENCH=ON \
-  -DSQDIFF_BUILD_TESTS=OFF -DSQDIFF_BUILD_EXAMPLES=OFF -DSQDIFF_BUILD_TOOLS=OFF -DSQDIFF_BUILD_PYTHON=OFF
+  -DSQDIFF_BUILD_TESTS=OFF -DSQDIFF_BUILD_EXAMPLES=OFF -DSQDIFF_BUILD_TOOLS=OFF -DSQDIFF_BUILD_PYTHON="$with_python"
 run cmake --build "$build_dir" --parallel 2 --target sqdiff_bench
+[[ "$with_python" == ON ]] && run cmake --build "$build_dir" --parallel 2 --target sqdiff_python
 
 command_text="scripts/bench.sh"
 [[ "$mode" == quick ]] && command_text+=" --quick"
 [[ -n "$filter" ]] && command_text+=" --filter '$filter'"
+[[ "$with_python" == ON ]] && command_text+=" --python"
 git_rev="$(git describe --always --dirty 2>/dev/null || echo unknown)"
 
 bench_args=(
@@ -71,5 +81,18 @@ start=$SECONDS
 run "$build_dir/bench/sqdiff_bench" "${bench_args[@]}" "${extra[@]}"
 echo "bench.sh: benchmark run took $((SECONDS - start)) s"
 
-run /usr/bin/python3 scripts/perf_table.py "$results" --output "$output"
+table_args=("$results" --output "$output")
+if [[ "$with_python" == ON ]]; then
+  venv="$build_dir/venv-python"
+  if [[ ! -x "$venv/bin/python" ]]; then
+    run /usr/bin/python3 -m venv --system-site-packages "$venv"
+  fi
+  run "$venv/bin/pip" install --quiet -r bench/python/requirements.txt
+  for interpreter in debian:/usr/bin/python3 wheel:"$venv/bin/python"; do
+    python_results="$build_dir/bench-python-${interpreter%%:*}.json"
+    run env PYTHONPATH="$build_dir/python" "${interpreter#*:}" bench/python/bench_reductions.py --json "$python_results"
+    table_args+=(--python "$python_results")
+  done
+fi
+run /usr/bin/python3 scripts/perf_table.py "${table_args[@]}"
 echo "bench.sh: wrote $output (raw results: $results)"

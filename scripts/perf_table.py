@@ -141,6 +141,8 @@ hosts the run here (one iteration per benchmark, with the time set by the harnes
 def parse_args():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results", help="JSON written by sqdiff_bench --benchmark_out=FILE")
+    parser.add_argument("--python", action="append", default=[],
+                        help="JSON written by bench/python/bench_reductions.py --json FILE (repeatable)")
     parser.add_argument("--output", "-o", default="-", help="markdown file to write (default: stdout)")
     return parser.parse_args()
 
@@ -448,6 +450,56 @@ sum again exactly during the case (its error bound straddled a rounding boundary
 """
 
 
+PYTHON_NAMES = {
+    "sqdiff": "sqdiff (default threads)",
+    "sqdiff_t1": "sqdiff, 1 thread",
+    "numpy": "NumPy `((a - b)**2).mean()`",
+    "torch": "PyTorch `mse_loss`",
+    "numpy_matmul": "NumPy matmul expansion",
+    "scipy_cdist": "SciPy `cdist(x, y, \"sqeuclidean\")`",
+}
+
+
+def python_section(path):
+    """The Python peers (bench/python/bench_reductions.py), as measured in their own run."""
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    ctx = data["context"]
+    out = [f"### Python peers, NumPy {ctx['numpy']}\n",
+           f"Measured by `bench/python/bench_reductions.py` ({ctx['rounds']} rounds, best of 3 samples per round, "
+           f"ratios per round, medians; {ctx['date']}, load {ctx['load1_start']:.1f} to {ctx['load1_end']:.1f}): "
+           f"Python {ctx['python']}, NumPy {ctx['numpy']} with {ctx.get('blas', 'an unrecorded BLAS')}, PyTorch {ctx['torch']} "
+           f"({ctx.get('torch_threads')} threads), SciPy {ctx['scipy']}. *Peer / sqdiff* is the peer's time over "
+           "sqdiff's (default threads) in the same round: above 1, sqdiff is faster. Errors are relative to an f64 "
+           "reference.\n"]
+    for r in data["results"]:
+        if r["case"] == "mse":
+            out.append(f"MSE of two f32 arrays of {fmt_size(r['n'])} elements:\n")
+            errors = r.get("relative_error", {})
+        else:
+            m, n, k = r["shape"]
+            out.append(f"Squared distances, `[{m},{k}]` with `[{n},{k}]` f32 "
+                       f"(sqdiff: {r['sqdiff_GFLOPs']:.1f} GFLOP/s):\n")
+            errors = r.get("max_relative_error", {})
+        lines = ["| contender | time | peer / sqdiff | relative error |", "|---|---|---|---|"]
+        for name, t in r["median_s"].items():
+            ratio = "1.00" if name == "sqdiff" else f"{r['speedup'][name]:.2f}"
+            err = f"{errors[name]:.1e}" if name in errors else "—"
+            lines.append(f"| {PYTHON_NAMES.get(name, name)} | {fmt_time(t * 1e9)} | {ratio} | {err} |")
+        out.append("\n".join(lines) + "\n")
+        if r["case"] == "pairwise":
+            checks = []
+            if "scipy_cdist" in r["speedup"]:
+                s = r["speedup"]["scipy_cdist"]
+                checks.append(f"sqdiff at least 5x faster than SciPy's cdist: {s:.2f}x, "
+                              + ("**met**" if s >= 5 else "not met"))
+            s = r["speedup"]["numpy_matmul"]
+            checks.append(f"sqdiff within 2x of NumPy's matmul expansion: sqdiff takes {1 / s:.2f}x its time, "
+                          + ("**met**" if 1 / s <= 2 else "not met"))
+            out.append("Targets (issue 13): " + "; ".join(checks) + ".\n")
+    return "\n".join(out)
+
+
 def machine_section(ctx):
     caches = ", ".join(
         f"L{c['level']} {c['type'].lower()} {fmt_size(c['size'])}B"
@@ -628,6 +680,8 @@ def main():
         out.append("Targets (issue 13):\n")
         out.append(reduce_targets_section(reductions) + "\n")
         out.append(reduce_table(reductions) + "\n")
+    for path in args.python:
+        out.append(python_section(path))
     out.append(METHOD)
     out.append("## Reading the raw output\n")
     out.append("`build-bench/bench-results.json` (written by `scripts/bench.sh`) holds every counter: `r_bound`, "
