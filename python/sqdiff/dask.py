@@ -93,7 +93,8 @@ def _operand(op, name, x):
 
 
 def _shape(x):
-    return x.shape if isinstance(x, _da.Array) else ()
+    """The shape of an operand or stand-in (a scalar's is ())."""
+    return tuple(x.shape) if isinstance(x, (_da.Array, _np.ndarray)) else ()
 
 
 def _ones_stand_in(x):
@@ -354,8 +355,9 @@ def _finish_states(states, *, input_dtype, count, mean, out_dtype, squeeze):
     shape = tuple(d for i, d in enumerate(states.shape[:-1]) if i not in squeeze)
     # Rounded as one row of states (or one state): the library wants its
     # output dense with exact strides, which the binding gives size-1 dims as 0.
-    outputs = states.size // states.shape[-1]
-    row = states.reshape((outputs, -1) if outputs != 1 else (-1,))
+    words = states.shape[-1]
+    outputs = states.size // words
+    row = states.reshape((outputs, words) if outputs != 1 else (words,))
     result = _sqdiff._finish_partial_sums(input_dtype, row, count, mean=mean, out_dtype=out_dtype)
     return result.reshape(shape)
 
