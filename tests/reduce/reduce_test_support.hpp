@@ -59,7 +59,10 @@ inline int64_t count_of(const Shape& s) {
 
 inline std::string text(const Shape& s) {
   std::string r = "[";
-  for (std::size_t i = 0; i < s.size(); ++i) r += (i ? "," : "") + std::to_string(s[i]);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (i != 0) r += ',';
+    r += std::to_string(s[i]);
+  }
   return r + "]";
 }
 
