@@ -122,6 +122,11 @@ TEST(IrShapes, SpecSection3Tables) {
       {"8,1,6,1", "7,1,5", "auto_broadcast=\"pdpd\" auto_broadcast_axis=\"1\"", nullptr},
       // The axis matters only for pdpd.
       {"8,1,6,1", "7,1,5", "auto_broadcast=\"numpy\" auto_broadcast_axis=\"3\"", "8,7,6,5"},
+      // The name OpenVINO's save_model writes (and its reader reads): read, and preferred.
+      {"2,3,4,5", "3,1", "auto_broadcast=\"pdpd\" auto_broadcast.auto_broadcast_axis=\"1\"", "2,3,4,5"},
+      {"2,3,4,5", "3,1", "auto_broadcast=\"pdpd\" auto_broadcast.auto_broadcast_axis=\"1\" auto_broadcast_axis=\"-1\"",
+       "2,3,4,5"},
+      {"2,3,4,5", "3,1", "auto_broadcast=\"pdpd\" auto_broadcast.auto_broadcast_axis=\"-1\"", nullptr},
   };
   for (const Case& c : cases) {
     const OneOp o(c.a, c.b, c.out ? c.out : c.a, c.data, "Subtract");

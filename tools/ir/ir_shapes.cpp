@@ -223,10 +223,16 @@ sqdiff::Broadcast broadcast_of(const Model& model, const Layer& layer) {
     }
   }
   if (mode.kind == sqdiff::BroadcastKind::pdpd) {
-    if (const auto text = layer.attribute("auto_broadcast_axis")) {
-      const auto axis = parse_int(*text);
-      if (!axis) throw IrError(where() + "auto_broadcast_axis=" + in_quotes(*text) + " is not an integer");
-      mode.axis = *axis;
+    // OpenVINO's serializer writes the axis as a field of the auto_broadcast spec,
+    // auto_broadcast.auto_broadcast_axis, and its reader reads only that name. The plain
+    // auto_broadcast_axis (which OpenVINO ignores) is still read when the other is absent.
+    for (const char* axis_name : {"auto_broadcast.auto_broadcast_axis", "auto_broadcast_axis"}) {
+      if (const auto text = layer.attribute(axis_name)) {
+        const auto axis = parse_int(*text);
+        if (!axis) throw IrError(where() + axis_name + "=" + in_quotes(*text) + " is not an integer");
+        mode.axis = *axis;
+        break;
+      }
     }
   }
   return mode;

@@ -17,7 +17,8 @@ namespace sqdiff::tools::ir {
 // True for "SquaredDifference" and "Subtract", the layers sqdiff computes.
 bool is_elementwise_op(const Layer& layer);
 
-// The broadcast mode of an op layer from <data auto_broadcast=... auto_broadcast_axis=...>:
+// The broadcast mode of an op layer from <data auto_broadcast=... auto_broadcast.auto_broadcast_axis=...>
+// (OpenVINO's name for the axis; the plain auto_broadcast_axis is read when that is absent):
 // auto_broadcast defaults to "numpy" (none, numpy, pdpd; case-insensitive),
 // auto_broadcast_axis to -1 and matters only for pdpd. Throws IrError for any
 // other mode ("explicit" included) or a malformed axis.
