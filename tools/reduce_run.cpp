@@ -36,7 +36,7 @@ DType parse_output_dtype(const std::string& name) {
 
 Shape parse_axes(const std::string& text) {
   Shape axes;
-  if (text.empty()) return axes;
+  if (text == "none") return axes;
   std::size_t begin = 0;
   for (;;) {
     const std::size_t comma = text.find(',', begin);
@@ -46,7 +46,7 @@ Shape parse_axes(const std::string& text) {
     const char* last = text.data() + end;
     const auto [stop, error] = std::from_chars(first, last, axis);
     if (first == last || error != std::errc() || stop != last) {
-      throw sqdiff::Error("--axes: \"" + text + "\" is not a comma-separated list of integers (e.g. 0,2 or -1)");
+      throw sqdiff::Error("--axes: \"" + text + "\" is not a comma-separated list of integers (e.g. 0,2 or -1) or none");
     }
     axes.push_back(axis);
     if (comma == std::string::npos) return axes;

@@ -16,7 +16,7 @@ struct ReduceRequest {
   std::string b_path;
   std::string out_path;
   sqdiff::Broadcast broadcast = {};
-  std::optional<std::string> axes;  // "0,2", "-1"; "" reduces nothing; nullopt: all axes
+  std::optional<std::string> axes;  // "0,2", "-1"; "none" reduces nothing; nullopt: all axes
   bool keepdims = false;
   std::string dtype;      // the inputs' dtype, as for run's --dtype
   std::string out_dtype;  // "" = NumPy's default (SPEC 7's Python default column)
@@ -26,7 +26,7 @@ struct ReduceRequest {
 // Throws sqdiff::Error; the output appears complete or not at all.
 void run_reduction(const ReduceRequest& request);
 
-// "0,2" -> {0, 2}, "" -> {}; throws sqdiff::Error naming --axes otherwise.
+// "0,2" -> {0, 2}, "none" -> {}; throws sqdiff::Error naming --axes otherwise.
 sqdiff::Shape parse_axes(const std::string& text);
 
 }  // namespace sqdiff::tools

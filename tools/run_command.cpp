@@ -133,7 +133,7 @@ void register_run_command(CLI::App& app) {
       ->check(CLI::IsMember({"sum", "mean"}));
   sub->add_option("--axes", reduce->axes,
                   "With --reduce: the axes of the broadcast shape to reduce, e.g. 0,2 or -1 (--axes=-1); "
-                  "default all; --axes '' reduces none");
+                  "default all; --axes none reduces none");
   sub->add_flag("--keepdims", reduce->keepdims, "With --reduce: keep each reduced axis as a 1");
   sub->add_option("--out-dtype", reduce->out_dtype,
                   "With --reduce: the output's type (SPEC 7): the input type, f32 or f64 for floats; i64/u64 or "

@@ -1,0 +1,710 @@
+#!/usr/bin/python3
+"""Command-level tests of `sqdiff compare` and `sqdiff run --reduce`.
+
+Run by CTest as `/usr/bin/python3 compare_test.py -v CLASS` with SQDIFF_BIN (the
+program) and SQDIFF_TEST_TMP (a scratch directory), like cli_test.py, whose
+helpers this file shares.
+
+The oracle is independent of the library: sums of squares are computed exactly
+with fractions.Fraction from the inputs' exact values and rounded once by
+Python (int / int true division is correctly rounded), so the program's
+results must match bit for bit; NumPy gives the broadcasting, the NaN/inf
+counts and |a - b| (in f64).
+"""
+
+import json
+import math
+import os
+import re
+import resource
+import subprocess
+import sys
+import time
+import unittest
+from fractions import Fraction
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli_test import (ALL_DTYPES, FLOATS, INTS, NUMPY_DTYPE, SQDIFF, CliTestCase, assert_bit_exact,  # noqa: E402
+                      bf16_to_f32, help_examples, random_array, run)
+
+DOCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "cli.md")
+F64_MAX = Fraction(np.finfo(np.float64).max.item())
+
+
+# --- the oracle ----------------------------------------------------------------------------------
+
+def as_f64(values, dtype):
+    """The inputs' exact values as float64 (exact for every float type)."""
+    if dtype == "bf16":
+        return bf16_to_f32(values).astype(np.float64)
+    return values.astype(np.float64)
+
+
+def align(a, b, mode, axis):
+    """a and b broadcast to their common shape, as the program aligns them."""
+    if mode == "pdpd":
+        start = a.ndim - b.ndim if axis == -1 else axis
+        b = b.reshape((1,) * start + b.shape + (1,) * (a.ndim - start - b.ndim))
+    return np.broadcast_arrays(a, b)
+
+
+def round_to_f64(value):
+    """An exact Fraction rounded once to the nearest double (ties to even)."""
+    try:
+        return value.numerator / value.denominator
+    except OverflowError:
+        return math.inf
+
+
+def exact_sums(x, y, dtype):
+    """(sum, mean) of (x - y)^2 over all positions, exact then rounded once to f64.
+
+    x, y: the broadcast inputs, flattened (float64 for floats, Python ints for integers)."""
+    n = len(x)
+    if dtype in FLOATS:
+        nan_term = np.isnan(x) | np.isnan(y) | (np.isinf(x) & (x == y))
+        inf_term = np.isinf(x) | np.isinf(y)
+        if nan_term.any():
+            return math.nan, math.nan
+        if inf_term.any():
+            return math.inf, math.inf
+        squares = [(Fraction(p) - Fraction(q)) ** 2 for p, q in zip(x.tolist(), y.tolist())]
+        # f64 inputs: a single square beyond f64 gives +inf (SPEC 7: the library does not rescale).
+        if dtype == "f64" and any(s > F64_MAX for s in squares):
+            return math.inf, math.inf
+    else:
+        squares = [(int(p) - int(q)) ** 2 for p, q in zip(x, y)]
+    total = sum(squares, Fraction(0))
+    return round_to_f64(total), (round_to_f64(total / n) if n else math.nan)
+
+
+def expected_report(a, b, dtype, mode="numpy", axis=-1, peak=None):
+    """The values `sqdiff compare --json` must print for inputs a, b (arrays of the file dtype)."""
+    ab, bb = align(a, b, mode, axis)
+    shape = ab.shape
+    if dtype in FLOATS:
+        x, y = as_f64(ab, dtype).reshape(-1), as_f64(bb, dtype).reshape(-1)
+        with np.errstate(all="ignore"):
+            d = np.where(x == y, 0.0, np.abs(x - y))
+        valid = ~np.isnan(d)
+        differing = int((~((x == y) | (np.isnan(x) & np.isnan(y)))).sum())
+        nan = (int(np.isnan(x).sum()), int(np.isnan(y).sum()))
+        inf = (int(np.isinf(x).sum()), int(np.isinf(y).sum()))
+        if valid.any():
+            max_diff = float(d[valid].max())
+            position = int(np.flatnonzero(valid & (d == max_diff))[0])
+        else:
+            max_diff, position = None, None
+    else:
+        x, y = ab.reshape(-1).tolist(), bb.reshape(-1).tolist()
+        diffs = [abs(p - q) for p, q in zip(x, y)]
+        differing = sum(1 for e in diffs if e)
+        nan = inf = (0, 0)
+        if diffs:
+            max_diff = max(diffs)
+            position = diffs.index(max_diff)
+        else:
+            max_diff, position = None, None
+        if peak is None:
+            peak = float(2 ** (8 * a.dtype.itemsize) - 1)
+    total, mean = exact_sums(x, y, dtype)
+    psnr = None
+    if peak is not None:
+        psnr = math.inf if mean == 0 else (math.nan if math.isnan(mean) else
+                                           20 * math.log10(peak) - 10 * math.log10(mean))
+    return {
+        "shape": list(shape), "elements": int(np.prod(shape)), "sum_of_squares": total, "mse": mean,
+        "rmse": math.sqrt(mean) if not math.isnan(mean) else math.nan, "psnr": psnr, "peak": peak,
+        "max_abs_diff": max_diff,
+        "max_abs_diff_index": None if position is None else [int(i) for i in np.unravel_index(position, shape)],
+        "differing": differing, "nan": {"a": nan[0], "b": nan[1]}, "inf": {"a": inf[0], "b": inf[1]},
+        "identical": a.shape == b.shape and differing == 0,
+    }
+
+
+def number(value):
+    """A JSON number of the report, or its string form of NaN and the infinities, as a float."""
+    if isinstance(value, str):
+        if value not in ("nan", "inf", "-inf"):
+            raise AssertionError("unexpected string for a number: %r" % value)
+    return float(value)
+
+
+def same_double(p, q):
+    return (math.isnan(p) and math.isnan(q)) or (p == q and math.copysign(1, p) == math.copysign(1, q))
+
+
+class CompareTestCase(CliTestCase):
+    def compare_json(self, a_path, b_path, *extra):
+        result = run(["compare", a_path, b_path, "--json", *extra])
+        self.assert_ok(result)
+        self.assertEqual(result.stderr, "")
+        self.assertEqual(len(result.stdout.splitlines()), 1, result.stdout)
+        return json.loads(result.stdout)
+
+    def assert_report(self, got, expected, context=""):
+        """Bit equality of every exact value; PSNR (libm's log10) within 1e-12 relative."""
+        msg = "%s: got %r expected %r" % (context, got, expected)
+        for key in ("shape", "elements", "differing", "nan", "inf", "identical", "max_abs_diff_index"):
+            self.assertEqual(got[key], expected[key], "%s (%s)" % (msg, key))
+        for key in ("sum_of_squares", "mse", "rmse"):
+            self.assertTrue(same_double(number(got[key]), expected[key]), "%s (%s)" % (msg, key))
+        if expected["max_abs_diff"] is None:
+            self.assertIsNone(got["max_abs_diff"], msg)
+        elif isinstance(expected["max_abs_diff"], int):
+            self.assertEqual(got["max_abs_diff"], expected["max_abs_diff"], msg)  # exact integers
+            self.assertIsInstance(got["max_abs_diff"], int)
+        else:
+            self.assertTrue(same_double(number(got["max_abs_diff"]), expected["max_abs_diff"]), msg)
+        if expected["psnr"] is None:
+            self.assertIsNone(got["psnr"], msg)
+            self.assertIsNone(got["peak"], msg)
+        else:
+            self.assertEqual(number(got["peak"]), expected["peak"], msg)
+            psnr, want = number(got["psnr"]), expected["psnr"]
+            if math.isfinite(want):
+                self.assertAlmostEqual(psnr, want, delta=1e-12 * abs(want) + 1e-12, msg=msg)
+            else:
+                self.assertTrue(same_double(psnr, want), msg)
+
+    def check(self, a, b, dtype, mode="numpy", axis=-1, extra=(), peak=None):
+        a_path, b_path = self.save("a.npy", a), self.save("b.npy", b)
+        args = list(extra) + (["--dtype", "bf16"] if dtype == "bf16" else [])
+        if mode != "numpy":
+            args += ["--broadcast", mode]
+        if mode == "pdpd":
+            args += ["--axis=%d" % axis]
+        if peak is not None:
+            args += ["--peak", repr(peak)]
+        got = self.compare_json(a_path, b_path, *args)
+        self.assertEqual(got["dtype"], dtype)
+        self.assertEqual(got["a_shape"], list(a.shape))
+        self.assertEqual(got["b_shape"], list(b.shape))
+        self.assertEqual(got["broadcast"], mode)
+        self.assertEqual((got["a"], got["b"]), (a_path, b_path))
+        self.assert_report(got, expected_report(a, b, dtype, mode, axis, peak), "%s %s %s" % (dtype, mode, extra))
+        return got
+
+
+# --- compare: values -----------------------------------------------------------------------------
+
+class CompareTest(CompareTestCase):
+    def test_every_dtype_with_specials(self):
+        rng = np.random.default_rng(21)
+        for dtype in ALL_DTYPES:
+            for special in (False, True):
+                with self.subTest(dtype=dtype, special=special):
+                    a = random_array(rng, dtype, (7, 13), special=special)
+                    b = random_array(rng, dtype, (7, 13), special=False)
+                    self.check(a, b, dtype)
+
+    def test_every_dtype_close_values(self):
+        """Finite, nearby values: a finite sum whose exact value has many more bits than f64."""
+        rng = np.random.default_rng(22)
+        for dtype in ALL_DTYPES:
+            with self.subTest(dtype=dtype):
+                a = random_array(rng, dtype, (5, 31), special=False)
+                if dtype in INTS:
+                    b = a ^ rng.integers(0, 8, size=a.shape).astype(a.dtype)
+                elif dtype == "bf16":
+                    b = a ^ rng.integers(0, 4, size=a.shape).astype(np.uint16)
+                else:
+                    b = (a * (1 + rng.standard_normal(a.shape) * 1e-3)).astype(a.dtype)
+                got = self.check(a, b, dtype)
+                if dtype != "bf16":
+                    self.assertFalse(math.isnan(number(got["mse"])))
+
+    def test_integer_extremes(self):
+        for dtype in INTS:
+            info = np.iinfo(NUMPY_DTYPE[dtype])
+            a = np.array([info.max, info.min, 0, info.max], dtype=NUMPY_DTYPE[dtype])
+            b = np.array([info.min, info.max, 0, info.max], dtype=NUMPY_DTYPE[dtype])
+            with self.subTest(dtype=dtype):
+                got = self.check(a, b, dtype)
+                self.assertEqual(got["max_abs_diff"], int(info.max) - int(info.min))
+                self.assertEqual(got["max_abs_diff_index"], [0])  # the first of the two maxima
+
+    def test_broadcast_modes(self):
+        rng = np.random.default_rng(23)
+        cases = [
+            ("numpy", -1, (4, 1, 3), (5, 1)),
+            ("numpy", -1, (), (3, 4)),
+            ("numpy", -1, (3, 4), ()),
+            ("numpy", -1, (1, 6), (5, 1)),
+            ("none", -1, (6, 5), (6, 5)),
+            ("pdpd", 1, (2, 3, 4, 5), (3, 1)),
+            ("pdpd", -1, (2, 3, 4), (3, 4)),
+            ("pdpd", 0, (3, 4), (3,)),
+        ]
+        for dtype in ("f32", "f16", "i16", "u64"):
+            for mode, axis, a_shape, b_shape in cases:
+                with self.subTest(dtype=dtype, mode=mode, a=a_shape, b=b_shape):
+                    a = random_array(rng, dtype, a_shape, special=dtype == "f16")
+                    b = random_array(rng, dtype, b_shape, special=False)
+                    self.check(a, b, dtype, mode, axis)
+
+    def test_fortran_order(self):
+        rng = np.random.default_rng(24)
+        a = np.asfortranarray(random_array(rng, "f64", (9, 7), special=False))
+        b = random_array(rng, "f64", (9, 7), special=False)
+        self.check(a, b, "f64")
+        self.check(b, a, "f64", extra=("--chunk-elements", "5"))
+
+    def test_chunks_and_threads_do_not_change_anything(self):
+        rng = np.random.default_rng(25)
+        for dtype in ("f32", "bf16", "i32"):
+            a = random_array(rng, dtype, (6, 5, 7), special=True)
+            b = random_array(rng, dtype, (5, 1), special=False)
+            first = None
+            for chunk in ("1", "3", "7", "34", "1000"):
+                for threads in ("1", "2", "3"):
+                    with self.subTest(dtype=dtype, chunk=chunk, threads=threads):
+                        got = self.check(a, b, dtype, extra=("--chunk-elements", chunk, "--threads", threads))
+                        first = first or got
+                        self.assertEqual(got, first)
+
+    def test_max_ties_report_the_first_position(self):
+        a = np.array([[0, 5, 0], [5, 0, 0]], dtype=np.float32)
+        b = np.zeros((2, 3), dtype=np.float32)
+        for chunk in ("1", "2", "1000"):
+            got = self.compare_json(self.save("a.npy", a), self.save("b.npy", b), "--chunk-elements", chunk,
+                                    "--threads", "2")
+            self.assertEqual(got["max_abs_diff_index"], [0, 1])
+            self.assertEqual(got["max_abs_diff"], 5)
+
+    def test_empty_arrays(self):
+        for dtype in ("f32", "u8"):
+            for a_shape, b_shape in (((0,), (0,)), ((0, 3), (3,)), ((2, 0), (2, 1))):
+                with self.subTest(dtype=dtype, a=a_shape, b=b_shape):
+                    a = np.zeros(a_shape, dtype=NUMPY_DTYPE[dtype])
+                    b = np.zeros(b_shape, dtype=NUMPY_DTYPE[dtype])
+                    got = self.check(a, b, dtype)
+                    self.assertEqual(got["elements"], 0)
+                    self.assertEqual(got["sum_of_squares"], 0)
+                    self.assertEqual(got["mse"], "nan")  # a mean over no elements (SPEC 7)
+                    self.assertIsNone(got["max_abs_diff"])
+                    self.assertIsNone(got["max_abs_diff_index"])
+
+    def test_nan_laden(self):
+        a = np.full((4, 5), np.nan, dtype=np.float32)
+        b = np.full((4, 5), np.nan, dtype=np.float32)
+        got = self.check(a, b, "f32")
+        self.assertEqual(got["nan"], {"a": 20, "b": 20})
+        self.assertEqual(got["differing"], 0)  # two NaNs are equal here
+        self.assertTrue(got["identical"])
+        self.assertIsNone(got["max_abs_diff"])
+        self.assertEqual(got["sum_of_squares"], "nan")
+        b[1, 2] = 7.0
+        b[3, 4] = -1.0
+        got = self.check(a, b, "f32")
+        self.assertEqual(got["differing"], 2)
+        self.assertFalse(got["identical"])
+        a[:] = 1.0
+        a[0, 0] = np.nan
+        got = self.check(a, b, "f32", peak=1.0)
+        self.assertEqual(got["psnr"], "nan")
+
+    def test_infinities(self):
+        a = np.array([np.inf, -np.inf, np.inf, 1.0, 2.0], dtype=np.float64)
+        b = np.array([np.inf, np.inf, 1.0, 1.0, 2.0], dtype=np.float64)
+        got = self.check(a, b, "f64")
+        self.assertEqual(got["inf"], {"a": 3, "b": 2})
+        self.assertEqual(got["max_abs_diff"], "inf")
+        self.assertEqual(got["max_abs_diff_index"], [1])
+        self.assertEqual(got["differing"], 2)
+        self.assertEqual(got["sum_of_squares"], "nan")  # inf - inf of one sign at [0] is a NaN term
+        got = self.check(a[1:], b[1:], "f64")
+        self.assertEqual(got["sum_of_squares"], "inf")
+        self.assertEqual(got["mse"], "inf")
+        got = self.check(a[:1], b[:1], "f64")
+        self.assertEqual(got["sum_of_squares"], "nan")
+        self.assertTrue(got["identical"])
+        # f16 squares beyond f16's range are fine: the result is f64
+        a16 = np.array([60000, -60000], dtype=np.float16)
+        b16 = np.array([-60000, 60000], dtype=np.float16)
+        got = self.check(a16, b16, "f16")
+        self.assertEqual(number(got["sum_of_squares"]), 2 * 120000.0 ** 2)
+
+    def test_integer_psnr(self):
+        a = np.array([[0, 10], [20, 30]], dtype=np.uint8)
+        b = np.array([[0, 12], [20, 27]], dtype=np.uint8)
+        got = self.check(a, b, "u8")
+        self.assertEqual(got["peak"], 255)
+        self.assertEqual(got["mse"], 13 / 4)
+        self.assertAlmostEqual(number(got["psnr"]), 10 * math.log10(255 ** 2 / 3.25), delta=1e-12)
+        got = self.check(a, b, "u8", peak=100.0)  # --peak overrides the type's range
+        self.assertEqual(got["peak"], 100)
+        got = self.check(a.astype(np.int16), b.astype(np.int16), "i16")
+        self.assertEqual(got["peak"], 65535)
+        got = self.check(a, a, "u8")
+        self.assertEqual(got["psnr"], "inf")
+        self.assertTrue(got["identical"])
+
+    def test_float_psnr_needs_peak(self):
+        a = np.array([0.0, 0.5, 1.0], dtype=np.float32)
+        b = np.array([0.0, 0.25, 1.0], dtype=np.float32)
+        got = self.check(a, b, "f32")
+        self.assertIsNone(got["psnr"])
+        got = self.check(a, b, "f32", peak=1.0)
+        self.assertAlmostEqual(number(got["psnr"]), 10 * math.log10(1 / (0.0625 / 3)), delta=1e-12)
+        text = run(["compare", self.path("a.npy"), self.path("b.npy")]).stdout
+        self.assertIn("PSNR: n/a", text)
+
+    def test_identical_needs_equal_shapes(self):
+        a = np.ones((2, 3), dtype=np.float32)
+        got = self.check(a, np.ones((3,), dtype=np.float32), "f32")
+        self.assertEqual(got["differing"], 0)
+        self.assertFalse(got["identical"])  # equal values, but b was broadcast
+        got = self.check(np.array([0.0], np.float32), np.array([-0.0], np.float32), "f32")
+        self.assertTrue(got["identical"])  # +0 equals -0
+
+    def test_text_report_matches_json(self):
+        rng = np.random.default_rng(26)
+        a = random_array(rng, "i32", (3, 4), special=False)
+        b = random_array(rng, "i32", (3, 4), special=False)
+        a_path, b_path = self.save("a.npy", a), self.save("b.npy", b)
+        data = self.compare_json(a_path, b_path)
+        result = run(["compare", a_path, b_path])
+        self.assert_ok(result)
+        lines = result.stdout.splitlines()
+        self.assertEqual(lines[0], "a: %s (i32 [3,4])" % a_path)
+        self.assertEqual(lines[1], "b: %s (i32 [3,4])" % b_path)
+        self.assertEqual(lines[2], "elements: 12 (shape [3,4])")
+        self.assertEqual(float(lines[3].split(": ")[1]), number(data["sum_of_squares"]))
+        self.assertEqual(float(lines[4].split(": ")[1]), number(data["mse"]))
+        self.assertEqual(lines[7], "max |a - b|: %d at [%s]" % (
+            data["max_abs_diff"], ",".join(map(str, data["max_abs_diff_index"]))))
+        self.assertEqual(lines[-1], "identical: no")
+
+    def test_numbers_round_trip(self):
+        """Shortest round-trip printing: the JSON text reads back as the very double."""
+        a = np.array([0.1, 1e-300, 3.0], dtype=np.float64)
+        b = np.array([0.0, 0.0, 0.0], dtype=np.float64)
+        got = self.check(a, b, "f64")
+        raw = run(["compare", self.path("a.npy"), self.path("b.npy"), "--json"]).stdout
+        self.assertRegex(raw, r'"max_abs_diff": 3[,}]')
+        self.assertEqual(number(got["sum_of_squares"]), expected_report(a, b, "f64")["sum_of_squares"])
+
+    def test_fail_above(self):
+        a = self.save("a.npy", np.array([1.0, 2.0], dtype=np.float32))
+        b = self.save("b.npy", np.array([1.0, 4.0], dtype=np.float32))  # MSE 2
+        for threshold, status in (("1.5", 3), ("2", 0), ("2.5", 0)):
+            result = run(["compare", a, b, "--fail-above", threshold])
+            self.assertEqual(result.returncode, status, threshold)
+            self.assertIn("MSE: 2\n", result.stdout)  # the report is printed either way
+        nan = self.save("n.npy", np.array([np.nan, 0.0], dtype=np.float32))
+        self.assertEqual(run(["compare", a, nan, "--fail-above", "1e300"]).returncode, 3)
+        self.assertEqual(run(["compare", a, nan]).returncode, 0)  # differences alone never fail
+
+    def test_help_examples_run(self):
+        """`sqdiff compare --help`'s examples run as written."""
+        examples = help_examples(run(["compare", "--help"]).stdout)
+        self.assertGreaterEqual(len(examples), 3)
+        rng = np.random.default_rng(27)
+        self.save("ref.npy", rng.standard_normal((16, 16)).astype(np.float32))
+        self.save("out.npy", rng.standard_normal((16, 16)).astype(np.float32))
+        self.save("image_a.npy", np.full((8, 8, 3), 100, dtype=np.uint8))
+        self.save("image_b.npy", np.full((8, 8, 3), 100, dtype=np.uint8))
+        env = dict(os.environ)
+        env["PATH"] = os.path.dirname(os.path.abspath(SQDIFF)) + os.pathsep + env.get("PATH", "")
+        for command, expected in examples:
+            with self.subTest(command=command):
+                result = subprocess.run(["bash", "-c", command], cwd=self.dir, env=env, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True, timeout=120)
+                self.assertEqual(result.returncode, 0, command + ": " + result.stderr)
+                if expected:
+                    self.assertEqual(result.stdout.splitlines(), expected)
+
+
+# --- compare: errors -----------------------------------------------------------------------------
+
+class CompareErrorTest(CompareTestCase):
+    def setUp(self):
+        super().setUp()
+        self.a = self.save("a.npy", np.ones((2, 3), dtype=np.float32))
+        self.b = self.save("b.npy", np.ones((3,), dtype=np.float32))
+
+    def expect(self, args, status, *fragments):
+        result = run(args)
+        self.assert_error(result, *fragments)
+        self.assertEqual(result.returncode, status, result.stderr)
+
+    def test_missing_and_unreadable_files(self):
+        missing = self.path("missing.npy")
+        self.expect(["compare", missing, self.b], 1, missing, "No such file")
+        self.expect(["compare", self.a, missing], 1, missing, "No such file")
+        self.expect(["compare", self.dir, self.b], 1, self.dir, "not a regular file")
+        junk = self.path("junk.npy")
+        with open(junk, "wb") as f:
+            f.write(b"not an npy file")
+        self.expect(["compare", self.a, junk], 1, junk)
+
+    def test_dtype_mismatch(self):
+        d = self.save("d.npy", np.ones(3, dtype=np.float64))
+        self.expect(["compare", self.a, d], 1, "compare: mixed dtypes", "f32", "f64", "no promotion")
+        i = self.save("i.npy", np.ones(3, dtype=np.uint8))
+        self.expect(["compare", i, self.b], 1, "compare: mixed dtypes", "u8", "f32")
+        self.expect(["compare", self.a, self.b, "--dtype", "bf16"], 1, "cannot be read as bf16")
+
+    def test_bad_shapes(self):
+        c = self.save("c.npy", np.ones((3, 2), dtype=np.float32))
+        self.expect(["compare", self.a, c], 1, "compare: cannot broadcast [2,3] with [3,2] (numpy)")
+        self.expect(["compare", self.a, self.b, "--broadcast", "none"], 1, "cannot broadcast [2,3] with [3] (none)")
+        self.expect(["compare", self.a, self.b, "--broadcast", "pdpd", "--axis=0"], 1, "(pdpd, axis 0)")
+
+    def test_bad_options(self):
+        for peak in ("0", "-1", "nan", "inf"):
+            self.expect(["compare", self.a, self.b, "--peak", peak], 1, "--peak")
+        self.expect(["compare", self.a, self.b, "--peak", "x"], 2, "--peak")
+        self.expect(["compare", self.a, self.b, "--broadcast", "explicit"], 2, "--broadcast")
+        self.expect(["compare", self.a, self.b, "--threads=-1"], 2, "--threads")
+        self.expect(["compare", self.a], 2, "b")
+        self.expect(["compare", self.a, self.b, "--bogus"], 2, "--bogus")
+
+
+# --- compare: a pair over 2 GiB through the mapped path, in bounded memory --------------------------
+
+class CompareLargeTest(CompareTestCase):
+    def test_two_inputs_over_2_gib(self):
+        rows, cols = 2056, 1 << 20  # 2056 Mi u8 elements: 2.008 GiB per file, positions beyond 2^31
+        a_path, b_path = self.path("big_a.npy"), self.path("big_b.npy")
+        rng = np.random.default_rng(28)
+        total = 0
+        started = time.time()
+        arrays = [np.lib.format.open_memmap(p, mode="w+", dtype=np.uint8, shape=(rows, cols))
+                  for p in (a_path, b_path)]
+        for r in range(0, rows, 64):
+            x = rng.integers(0, 100, size=(64, cols), dtype=np.uint8)
+            y = rng.integers(0, 100, size=(64, cols), dtype=np.uint8)
+            arrays[0][r:r + 64], arrays[1][r:r + 64] = x, y
+            d = x.astype(np.int64) - y.astype(np.int64)
+            total += int((d * d).sum())
+        # One difference of 255, the largest, at a position beyond 2^31.
+        big_row, big_col = 2050, 12345
+        old = int(arrays[0][big_row, big_col]) - int(arrays[1][big_row, big_col])
+        arrays[0][big_row, big_col], arrays[1][big_row, big_col] = 255, 0
+        total += 255 * 255 - old * old
+        for array in arrays:
+            array.flush()
+        del arrays
+        self.assertGreater(os.path.getsize(a_path), 2 ** 31)
+        generated = time.time()
+        got = self.compare_json(a_path, b_path)
+        computed = time.time()
+        peak_rss_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        for path in (a_path, b_path):
+            os.remove(path)
+        n = rows * cols
+        self.assertEqual(got["elements"], n)
+        self.assertEqual(got["sum_of_squares"], float(total))
+        self.assertEqual(got["mse"], round_to_f64(Fraction(total, n)))
+        self.assertEqual(got["max_abs_diff"], 255)
+        self.assertEqual(got["max_abs_diff_index"], [big_row, big_col])
+        self.assertGreater(big_row * cols + big_col, 2 ** 31)
+        self.assertLess(peak_rss_kib, 600 * 1024, "the program's peak resident set: %d KiB" % peak_rss_kib)
+        sys.stderr.write("generate %.1f s, sqdiff compare %.1f s, peak RSS %d MiB\n" % (
+            generated - started, computed - generated, peak_rss_kib // 1024))
+
+
+# --- run --reduce --------------------------------------------------------------------------------
+
+def exact_reduction(a, b, dtype, axes, keepdims, mean, mode="numpy", axis=-1):
+    """The exact sums (Fractions; None for a NaN, +inf for an infinite term) per output element."""
+    ab, bb = align(a, b, mode, axis)
+    rank = ab.ndim
+    reduced = tuple(range(rank)) if axes is None else tuple(x % rank for x in axes)
+    kept = [d for d in range(rank) if d not in reduced]
+    x = np.moveaxis(as_f64(ab, dtype) if dtype in FLOATS else ab, kept + list(reduced), list(range(rank)))
+    y = np.moveaxis(as_f64(bb, dtype) if dtype in FLOATS else bb, kept + list(reduced), list(range(rank)))
+    out_shape = tuple(ab.shape[d] for d in kept)
+    count = int(np.prod([ab.shape[d] for d in reduced]))
+    x = x.reshape(out_shape + (count,))
+    y = y.reshape(out_shape + (count,))
+    values = []
+    for index in np.ndindex(*out_shape):
+        p, q = x[index].tolist(), y[index].tolist()
+        if dtype in FLOATS:
+            if any(math.isnan(u) or math.isnan(v) or (math.isinf(u) and u == v) for u, v in zip(p, q)):
+                values.append(None)
+                continue
+            if any(math.isinf(u) or math.isinf(v) for u, v in zip(p, q)):
+                values.append(math.inf)
+                continue
+            s = sum(((Fraction(u) - Fraction(v)) ** 2 for u, v in zip(p, q)), Fraction(0))
+        else:
+            s = sum((int(u) - int(v)) ** 2 for u, v in zip(p, q))
+        values.append(None if (mean and count == 0) else (Fraction(s, count) if mean else s))
+    shape = tuple(1 if d in reduced else ab.shape[d] for d in range(rank)) if keepdims else out_shape
+    return values, shape
+
+
+def rounded(value, np_dtype):
+    """An exact value (Fraction or int, None = NaN, inf) rounded once to np_dtype (ties to even)."""
+    if value is None:
+        return np_dtype(np.nan)
+    if value == math.inf:
+        return np_dtype(np.inf)
+    if np.issubdtype(np_dtype, np.integer):
+        return np_dtype(int(value))
+    as_f64 = round_to_f64(Fraction(value))
+    if np_dtype == np.float64:
+        return np.float64(as_f64)
+    # Narrower: round to f32/f16 from the exact value, not via f64 (no double rounding).
+    candidate = np_dtype(as_f64)
+    if not np.isfinite(candidate):
+        return candidate
+    exact = Fraction(value)
+    below = candidate if Fraction(float(candidate)) <= exact else np.nextafter(candidate, np_dtype(-np.inf))
+    above = np.nextafter(below, np_dtype(np.inf))
+    d_below, d_above = exact - Fraction(float(below)), Fraction(float(above)) - exact
+    if d_below < d_above:
+        return below
+    if d_above < d_below:
+        return above
+    return below if int(below.view(np.uint16 if np_dtype == np.float16 else np.uint32)) % 2 == 0 else above
+
+
+class ReduceTest(CliTestCase):
+    def reduce(self, a, b, dtype, kind, axes=None, keepdims=False, out_dtype=None, mode="numpy", axis=-1, extra=()):
+        a_path, b_path, out = self.save("a.npy", a), self.save("b.npy", b), self.path("out.npy")
+        args = ["run", "--reduce", kind, a_path, b_path, "-o", out, *extra]
+        if axes is not None:
+            args.append("--axes=" + (",".join(map(str, axes)) if axes else "none"))
+        if keepdims:
+            args.append("--keepdims")
+        if out_dtype:
+            args += ["--out-dtype", out_dtype]
+        if mode != "numpy":
+            args += ["--broadcast", mode] + (["--axis=%d" % axis] if mode == "pdpd" else [])
+        self.assert_ok(run(args))
+        got = np.load(out)
+        values, shape = exact_reduction(a, b, dtype, axes, keepdims, kind == "mean", mode, axis)
+        default = {"sum": {"i": np.int64, "u": np.uint64}, "mean": {"i": np.float64, "u": np.float64}}
+        np_dtype = (NUMPY_DTYPE[out_dtype] if out_dtype else
+                    NUMPY_DTYPE[dtype] if dtype in FLOATS else default[kind][dtype[0]])
+        self.assertEqual(got.dtype, np_dtype)
+        expected = np.array([rounded(v, np_dtype) for v in values], dtype=np_dtype).reshape(shape)
+        assert_bit_exact(self, got, expected, out_dtype or dtype)
+        return got
+
+    def test_sum_and_mean_every_dtype(self):
+        rng = np.random.default_rng(31)
+        for dtype in [d for d in ALL_DTYPES if d != "bf16"]:
+            for kind in ("sum", "mean"):
+                with self.subTest(dtype=dtype, kind=kind):
+                    a = random_array(rng, dtype, (3, 4, 5), special=False)
+                    b = random_array(rng, dtype, (4, 1), special=False)
+                    if dtype in INTS and a.itemsize >= 4:  # |values| < 2^26: sums well within i64/u64
+                        a, b = a >> (8 * a.itemsize - 27), b >> (8 * b.itemsize - 27)
+                    self.reduce(a, b, dtype, kind)
+                    self.reduce(a, b, dtype, kind, axes=(0, 2))
+                    self.reduce(a, b, dtype, kind, axes=(-1,), keepdims=True)
+                    self.reduce(a, b, dtype, kind, axes=())
+
+    def test_output_types(self):
+        rng = np.random.default_rng(32)
+        a = random_array(rng, "f16", (6, 7), special=True)
+        b = random_array(rng, "f16", (6, 7), special=False)
+        for out_dtype in ("f16", "f32", "f64"):
+            for kind in ("sum", "mean"):
+                with self.subTest(out=out_dtype, kind=kind):
+                    self.reduce(a, b, "f16", kind, axes=(1,), out_dtype=out_dtype)
+        i = random_array(rng, "i32", (5, 3), special=False)
+        j = random_array(rng, "i32", (5, 3), special=False)
+        self.reduce(i, j, "i32", "sum", out_dtype="f64")
+        self.reduce(i, j, "i32", "mean", axes=(0,), out_dtype="f32")
+
+    def test_pdpd_and_specials(self):
+        rng = np.random.default_rng(33)
+        a = random_array(rng, "f32", (2, 3, 4), special=True)
+        b = random_array(rng, "f32", (3,), special=False)
+        self.reduce(a, b, "f32", "sum", axes=(0, 2), mode="pdpd", axis=1)
+        self.reduce(a, b, "f32", "mean", axes=(1,), keepdims=True, mode="pdpd", axis=1)
+
+    def test_bf16(self):
+        rng = np.random.default_rng(34)
+        a = random_array(rng, "bf16", (4, 6), special=False)
+        b = random_array(rng, "bf16", (4, 6), special=False)
+        out = self.path("out.npy")
+        self.assert_ok(run(["run", "--reduce", "sum", self.save("a.npy", a), self.save("b.npy", b), "-o", out,
+                            "--dtype", "bf16", "--out-dtype", "f64", "--axes", "1"]))
+        values, _ = exact_reduction(a, b, "bf16", (1,), False, False)
+        self.assertEqual(np.load(out).tolist(), [round_to_f64(Fraction(v)) for v in values])
+
+    def test_empty(self):
+        a = np.zeros((0, 3), dtype=np.float32)
+        out = self.path("out.npy")
+        self.assert_ok(run(["run", "--reduce", "sum", self.save("a.npy", a), self.save("b.npy", a), "-o", out]))
+        self.assertEqual(np.load(out).tolist(), 0.0)
+        self.assert_ok(run(["run", "--reduce", "mean", self.path("a.npy"), self.path("b.npy"), "-o", out,
+                            "--axes", "0"]))
+        self.assertTrue(np.isnan(np.load(out)).all() and np.load(out).shape == (3,))
+
+    def test_errors_write_nothing(self):
+        a = self.save("a.npy", np.ones((2, 3), dtype=np.float32))
+        out = self.path("out.npy")
+        with open(out, "wb") as f:
+            f.write(b"keep me")
+        cases = [
+            (["--axes", "2"], 1, "sum_squared_difference: axis 2 is out of range"),
+            (["--axes", "0,0"], 1, "listed twice"),
+            (["--axes", "x"], 1, "--axes"),
+            (["--out-dtype", "i64"], 1, "output type"),
+            (["--out-dtype", "float128"], 1, "--out-dtype"),
+            (["--op", "subtract"], 2, "--op must be squared_difference"),
+        ]
+        for extra, status, fragment in cases:
+            with self.subTest(extra=extra):
+                result = run(["run", "--reduce", "sum", a, a, "-o", out, *extra])
+                self.assert_error(result, fragment)
+                self.assertEqual(result.returncode, status)
+        big = self.save("big.npy", np.array([np.iinfo(np.int64).max, np.iinfo(np.int64).min], dtype=np.int64))
+        small = self.save("small.npy", np.array([np.iinfo(np.int64).min, np.iinfo(np.int64).max], dtype=np.int64))
+        result = run(["run", "--reduce", "sum", big, small, "-o", out])
+        self.assertEqual(result.returncode, 1)
+        with open(out, "rb") as f:
+            self.assertEqual(f.read(), b"keep me")
+        self.assertEqual(sorted(os.listdir(self.dir)), ["a.npy", "big.npy", "out.npy", "small.npy"])
+        result = run(["run", a, a, "-o", out, "--op", "subtract", "--keepdims"])
+        self.assert_error(result, "--reduce")
+
+
+# --- docs/cli.md's examples ----------------------------------------------------------------------
+
+def docs_examples():
+    """[(command, expected stdout lines)] from the ```console blocks of docs/cli.md marked as checked."""
+    with open(DOCS, encoding="utf-8") as f:
+        text = f.read()
+    examples = []
+    for block in re.findall(r"<!-- checked by compare_test.py -->\n```console\n(.*?)```", text, re.S):
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                examples.append((line[2:], []))
+            elif examples:
+                examples[-1][1].append(line)
+    return examples
+
+
+class DocsExamplesTest(CliTestCase):
+    def test_docs_examples_print_what_they_say(self):
+        """docs/cli.md's inputs: ref.npy = [[0, 0.5], [1, 1]] and out.npy = [[0, 0.25], [1, 3]] (f32),
+        img_a.npy = [10, 20, 30] and img_b.npy = [12, 20, 25] (u8)."""
+        self.save("ref.npy", np.array([[0, 0.5], [1, 1]], dtype=np.float32))
+        self.save("out.npy", np.array([[0, 0.25], [1, 3]], dtype=np.float32))
+        self.save("img_a.npy", np.array([10, 20, 30], dtype=np.uint8))
+        self.save("img_b.npy", np.array([12, 20, 25], dtype=np.uint8))
+        examples = docs_examples()
+        self.assertGreaterEqual(len(examples), 3)
+        env = dict(os.environ)
+        env["PATH"] = os.path.dirname(os.path.abspath(SQDIFF)) + os.pathsep + env.get("PATH", "")
+        for command, expected in examples:
+            with self.subTest(command=command):
+                result = subprocess.run(["bash", "-c", command], cwd=self.dir, env=env, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True, timeout=120)
+                self.assertEqual(result.stdout.splitlines(), expected, result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
