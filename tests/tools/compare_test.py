@@ -15,8 +15,10 @@ counts and |a - b| (in f64).
 import json
 import math
 import os
+import pty
 import re
 import resource
+import select
 import subprocess
 import sys
 import time
@@ -397,6 +399,42 @@ class CompareTest(CompareTestCase):
         nan = self.save("n.npy", np.array([np.nan, 0.0], dtype=np.float32))
         self.assertEqual(run(["compare", a, nan, "--fail-above", "1e300"]).returncode, 3)
         self.assertEqual(run(["compare", a, nan]).returncode, 0)  # differences alone never fail
+
+    def test_progress_bar_only_on_a_terminal(self):
+        # 4100 x 4100 f32 positions = 64.1 MiB of one input's dtype: just above the threshold.
+        a = self.save("a.npy", np.ones((4100, 1), dtype=np.float32))
+        b = self.save("b.npy", np.zeros((4100,), dtype=np.float32))
+        args = [SQDIFF, "compare", a, b, "--json"]
+
+        def on_pty(extra):
+            master, slave = pty.openpty()
+            proc = subprocess.Popen(args + extra, stdout=subprocess.PIPE, stderr=slave)
+            os.close(slave)
+            output = b""
+            while True:
+                ready, _, _ = select.select([master], [], [], 120)
+                if not ready:
+                    break
+                try:
+                    data = os.read(master, 4096)
+                except OSError:
+                    break
+                if not data:
+                    break
+                output += data
+            os.close(master)
+            stdout, _ = proc.communicate(timeout=300)
+            self.assertEqual(proc.returncode, 0)
+            self.assertEqual(json.loads(stdout)["mse"], 1.0)  # the report is untouched by the bar
+            return output.decode(errors="replace")
+
+        text = on_pty([])
+        self.assertIn("100%", text)
+        self.assertIn("sqdiff compare", text)
+        self.assertEqual(on_pty(["--quiet"]), "")
+        result = run(args[1:])  # stderr is a pipe: no bar
+        self.assert_ok(result)
+        self.assertEqual(result.stderr, "")
 
     def test_help_examples_run(self):
         """`sqdiff compare --help`'s examples run as written."""
