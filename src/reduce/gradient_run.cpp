@@ -258,37 +258,42 @@ void summed_outputs(void* context, std::size_t begin, std::size_t count) {
     double hi = 0, lo = 0, magnitude = 0;
     int64_t blocks = 0;
     bool covered = true;
-    bool only_negative_zeros = true;
-    terms.seek(0);
+    bool only_negative_zeros = call.count > 0;
     int64_t in_block = 0;
     double block_hi = 0, block_lo = 0;
-    do {
-      const auto at = [&](int k) {
-        const auto sk = static_cast<std::size_t>(k);
-        return call.data[sk] == nullptr ? nullptr : call.data[sk] + (base[sk] + terms.offset(k)) * static_cast<int64_t>(size);
-      };
-      double p, r;
-      const std::byte* g = call.term == Term::value ? at(0) : at(2);
-      if (!term_of(call, at(0), at(1), g, p, r)) {
-        covered = false;
-        break;
-      }
-      only_negative_zeros = only_negative_zeros && p == 0 && std::signbit(p) && r == 0;
-      const double s = block_hi + p;
-      const double bv = s - block_hi;
-      block_lo += ((block_hi - (s - bv)) + (p - bv)) + r;
-      block_hi = s;
-      magnitude += std::fabs(p) + std::fabs(r);
-      if (++in_block == kBlockTerms) {
-        const double t = hi + block_hi;
-        const double tv = t - hi;
-        lo += ((hi - (t - tv)) + (block_hi - tv)) + block_lo;
-        hi = t;
-        block_hi = block_lo = 0;
-        in_block = 0;
-        ++blocks;
-      }
-    } while (terms.next());
+    // No terms (a 0 among the summed dims): the sum is +0, and the walk
+    // would still visit its first position, reading elements that an
+    // empty input does not have.
+    if (call.count > 0) {
+      terms.seek(0);
+      do {
+        const auto at = [&](int k) {
+          const auto sk = static_cast<std::size_t>(k);
+          return call.data[sk] == nullptr ? nullptr : call.data[sk] + (base[sk] + terms.offset(k)) * static_cast<int64_t>(size);
+        };
+        double p, r;
+        const std::byte* g = call.term == Term::value ? at(0) : at(2);
+        if (!term_of(call, at(0), at(1), g, p, r)) {
+          covered = false;
+          break;
+        }
+        only_negative_zeros = only_negative_zeros && p == 0 && std::signbit(p) && r == 0;
+        const double s = block_hi + p;
+        const double bv = s - block_hi;
+        block_lo += ((block_hi - (s - bv)) + (p - bv)) + r;
+        block_hi = s;
+        magnitude += std::fabs(p) + std::fabs(r);
+        if (++in_block == kBlockTerms) {
+          const double t = hi + block_hi;
+          const double tv = t - hi;
+          lo += ((hi - (t - tv)) + (block_hi - tv)) + block_lo;
+          hi = t;
+          block_hi = block_lo = 0;
+          in_block = 0;
+          ++blocks;
+        }
+      } while (terms.next());
+    }
     uint64_t bits = 0;
     bool decided = false;
     if (covered) {
