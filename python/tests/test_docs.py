@@ -3,6 +3,7 @@
 import doctest
 
 import sqdiff
+from doc_examples import run_examples, split_dask_examples
 from support import source_dir
 
 FLAGS = doctest.NORMALIZE_WHITESPACE
@@ -17,14 +18,14 @@ def test_docstring_examples():
 def test_docs_python_md_examples():
     path = source_dir() / "docs" / "python.md"
     assert path.is_file(), path
-    result = doctest.testfile(str(path), module_relative=False, optionflags=FLAGS, verbose=False)
+    result = run_examples(split_dask_examples(path.read_text(encoding="utf-8"))[0], path)  # Dask's: test_dask_docs.py
     assert result.attempted >= 20, result
     assert result.failed == 0, result
 
 
 def test_readme_python_examples():
     path = source_dir() / "README.md"
-    result = doctest.testfile(str(path), module_relative=False, optionflags=FLAGS, verbose=False)
+    result = run_examples(split_dask_examples(path.read_text(encoding="utf-8"))[0], path)  # Dask's: test_dask_docs.py
     assert result.attempted >= 4, result
     assert result.failed == 0, result
 
