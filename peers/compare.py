@@ -21,9 +21,11 @@ CATEGORY_TEXT = {
     "nan_bits": "both NaN, sign or payload bits differ",
     "nan_vs_number": "NaN in one, a number in the other",
     "zero_sign": "+0 in one, -0 in the other",
-    "flush_to_zero": "a subnormal in one, 0 in the other (flush-to-zero)",
+    "flush_to_zero": "a subnormal result in one and 0 in the other, or (f32, f64) the peer's result is what subnormal inputs read as 0 give (denormals-are-zero)",
     "overflow": "+-inf in one, a finite value in the other",
     "saturation": "integer result clamped to the type's range by the peer (sqdiff wraps)",
+    "narrowed": "the peer computed in a narrower type: an f64 result that is an f32 value, a 64-bit "
+                "integer result whose low 32 bits are right and the rest is not",
     "integer_other": "integer results that differ otherwise",
     "inf_sign": "infinities of opposite signs",
 }
@@ -93,8 +95,10 @@ def compare(dtype, ours, theirs, a=None, b=None, op=None):
                 category = "inf_sign"
             elif ix[i] or iy[i]:
                 category = "overflow"
-            elif (sx[i] and zy[i]) or (zx[i] and sy[i]):
+            elif (sx[i] and zy[i]) or (zx[i] and sy[i]) or _inputs_flushed(dtype, op, a, b, i, y[i]):
                 category = "flush_to_zero"
+            elif dtype == "f64" and _is_f32_value(y[i]) and not _is_f32_value(x[i]):
+                category = "narrowed"
             else:
                 category = "rounding"
                 ox, oy = _ordered(x[i:i + 1], dtype), _ordered(y[i:i + 1], dtype)
@@ -115,7 +119,12 @@ def compare(dtype, ours, theirs, a=None, b=None, op=None):
             exact = int(fa[i]) - int(fb[i])
             if op == "squared_difference":
                 exact *= exact
-            category = "saturation" if int(y[i]) == min(max(exact, info.min), info.max) else "integer_other"
+            if int(y[i]) == min(max(exact, info.min), info.max):
+                category = "saturation"
+            elif info.bits == 64 and int(y[i]) % 2**32 == int(x[i]) % 2**32:
+                category = "narrowed"
+            else:
+                category = "integer_other"
         else:
             category = "integer_other"
         counts[category] += 1
@@ -142,6 +151,31 @@ def _example(dtype, a, b, x, y):
     b_bits = np.array([b]).view(bits)[0] if dtype != "bf16" else b
     return (f"a={_show(dtype, np.array([a_bits], dtype=bits))}, b={_show(dtype, np.array([b_bits], dtype=bits))}: "
             f"sqdiff {_show(dtype, np.array([x], dtype=bits))}, peer {_show(dtype, np.array([y], dtype=bits))}")
+
+
+def _is_f32_value(bits):
+    """Whether an f64 (given as its bits) is a float32 value, or float32's largest finite one
+    clamped: what an f64 computed in f32 and widened back looks like."""
+    value = np.array([bits], dtype=np.uint64).view(np.float64)[0]
+    with np.errstate(over="ignore"):
+        return bool(np.isfinite(value) and np.float64(np.float32(value)) == value)
+
+
+def _inputs_flushed(dtype, op, a, b, i, peer_bits):
+    """Whether the peer's f32/f64 result is what it gives with subnormal inputs read as 0
+    (denormals-are-zero): such elements are flushing, not rounding."""
+    if a is None or dtype not in ("f32", "f64"):
+        return False
+    x, y = a[i], b[i]
+    tiny = np.finfo(x.dtype).tiny
+    if not (0 < abs(x) < tiny or 0 < abs(y) < tiny):
+        return False
+    x = x.dtype.type(0) * np.sign(x) if abs(x) < tiny else x
+    y = y.dtype.type(0) * np.sign(y) if abs(y) < tiny else y
+    with np.errstate(all="ignore"):
+        d = np.array([x - y])
+        value = d * d if op == "squared_difference" else d
+    return bool(value.view(BITS[dtype])[0] == peer_bits)
 
 
 def summarize(results):

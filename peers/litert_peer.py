@@ -6,6 +6,7 @@ float inputs, one output. TFLite broadcasts NumPy's way only ('none' = equal sha
 than f32 are tried as plain (unquantized) tensors; what the kernels refuse is recorded.
 """
 
+import faulthandler
 import multiprocessing
 
 import flatbuffers
@@ -107,7 +108,11 @@ def _in_child(dtype, op, inputs):
     without quantization parameters fails a CHECK), which must not end the run."""
     context = multiprocessing.get_context("fork")
     parent, child = context.Pipe(duplex=False)
-    process = context.Process(target=lambda: child.send(_run_op(dtype, op, inputs)))
+    def work():
+        faulthandler.disable()  # an abort is expected here: no traceback on stderr
+        child.send(_run_op(dtype, op, inputs))
+
+    process = context.Process(target=work)
     process.start()
     child.close()
     try:

@@ -32,37 +32,66 @@ NOTES = {
     "openvino": """\
 Why OpenVINO's CPU plugin differs:
 
-- **f32, f16, bf16 SquaredDifference**: identical, also with the default precision hint (bf16 on
-  this CPU): the plugin keeps element-wise ops in the model's type. f16 and bf16 are computed in
-  f32 and rounded once, as SPEC 2 decides.
-- **NaN bits** (Subtract f16/f32/bf16): when both inputs are NaN, or for `inf - inf`, the NaN
-  that comes out differs in sign or payload (the plugin's JIT code subtracts in another operand
-  order or makes the default NaN). SPEC 4 (SPEC_DECISIONS 4) leaves NaN payloads free across
-  implementations; both are quiet NaNs.
+- **f32, f16, bf16 SquaredDifference**: identical, with the default precision hint (bf16 on this
+  CPU) too: the plugin keeps element-wise ops in the model's type, and computes f16 and bf16 in
+  f32, rounding once, as SPEC 2 decides.
+- **NaN bits** (Subtract): when both inputs are NaN the plugin returns b's NaN where sqdiff
+  returns a's (x86 keeps the first operand's), or drops a payload. Both are quiet NaNs; SPEC 4
+  leaves NaN payloads free.
 - **bf16 Subtract, flush to 0**: the plugin stores bf16 with `vcvtneps2bf16`, which flushes f32
   subnormals to zero; sqdiff keeps them (SPEC 2: no flush-to-zero; HACKING.md's rule on
-  `vcvtneps2bf16`). SquaredDifference of bf16 showed none here because squares of bf16 values
-  rarely land in the subnormal range.
-- **f64**: the CPU plugin has no f64 kernels: it converts f64 models to f32 (inputs rounded to f32,
-  out-of-range values clamped to +-FLT_MAX instead of becoming inf, subnormals flushed), so almost
-  every element differs; `1e300 - 0` gives 3.4e38. sqdiff computes in f64 (SPEC 2).
-- **i64, u64**: computed in i32 (values truncated to 32 bits), e.g. `2^40 - 1` gives `-1`; sqdiff
-  wraps modulo 2^64 (SPEC 2).
+  `vcvtneps2bf16`).
+- **f64**: the CPU plugin has no f64 kernels and runs f64 models in f32: results are f32 values
+  (*narrower type*), out-of-range values become +-FLT_MAX instead of inf (`1e300 - 0` gives
+  3.4e38), subnormals are lost. sqdiff computes in f64 (SPEC 2).
+- **i64, u64**: computed in 32 bits: the low 32 bits agree, the rest does not (`2^40 - 1` gives
+  `-1`); sqdiff wraps modulo 2^64 (SPEC 2).
 - **i8, u8 Subtract**: the plugin saturates (`u8: 0 - 1 = 0`, `i8: 127 - (-128) = 127`); sqdiff
-  wraps (`255`, `-1`), as SPEC 2 decides ("never saturate").
-- **i8, u8 SquaredDifference**: the results are neither wrapped nor saturated squares (`u8`: every
-  element 0; `i8: (5 - 3)^2 = 0`, `(12 - 0)^2 = 0`): an error in the plugin's u8/i8
-  SquaredDifference, not a rounding rule. i16, i32, u16, u32 are identical (wrap-around).
-- **pdpd, refused**: SquaredDifference with pdpd broadcasting on bf16 and integer types fails in
+  wraps (`255`, `-1`): SPEC 2 decides "never saturate".
+- **i8, u8 SquaredDifference**: the results are neither wrapped nor saturated squares (`u8`: 0
+  for every pair tried, `(0 - 255)^2` and `(3 - 5)^2` included; `i8: (5 - 3)^2 = 0`): an error in
+  the plugin's 8-bit SquaredDifference, not a rounding rule. i16, i32, u16, u32 are identical
+  (wrap-around).
+- **pdpd refused**: SquaredDifference with pdpd broadcasting on bf16 and integer types fails in
   compile_model ("evaluate() is not implemented"): the plugin has no kernel for it and no
-  reference to fall back on. Subtract with pdpd fails for the cases whose b is not aligned with
-  a's trailing dims (axis given and `axis + rank(b) < rank(a)`): the plugin's ConvertSubtract pass
-  rewrites `a - b` as `a + b * -1` and drops the axis. The Python factory
-  (`opset*.subtract(..., auto_broadcast="pdpd")`) also creates pdpd with axis 0, not -1: the
+  reference to fall back on. Subtract with pdpd fails for every type when b is not aligned with
+  a's trailing dims (`axis + rank(b) < rank(a)`): the plugin's ConvertSubtract pass rewrites
+  `a - b` as `a + b * -1` and loses the axis. The Python factory
+  (`opset13.subtract(..., auto_broadcast="pdpd")`) also creates pdpd with axis 0, not -1: the
   harness sets `auto_broadcast_axis` after creating the node.""",
     "openvino-f32-hint": """\
-The same tables with `INFERENCE_PRECISION_HINT=f32` (integer types are not affected by the hint
-and are not repeated): no change for these ops on this CPU.""",
+The same with `INFERENCE_PRECISION_HINT=f32` (the hint does not concern integer types, which are
+not repeated): the same results as the default properties for these ops.""",
+    "onnxruntime-mul": """\
+ONNX Runtime has no bf16 kernel for Sub on the CPU. f16: ORT's CPU provider has no f16 Sub or
+Mul either, and its graph optimizer inserts Casts to f32 around them, then removes the Cast pair
+between Sub and Mul: the whole `(a - b)^2` runs in f32 and is rounded once, exactly as SPEC 2
+decides. The one f16 difference is a NaN whose payload ORT drops (0xfe01 gives 0xfe00).
+Integers wrap, as in sqdiff.""",
+    "onnxruntime-pow": """\
+As with Mul, except for integers: Pow takes no 8- or 16-bit or unsigned integer base (the model
+is invalid), and for i32/i64 it computes through `double` and converts back, so a square that
+overflows gives INT_MIN instead of wrapping (SPEC 2: wrap-around).""",
+    "numpy": """\
+NumPy computes each operation in the type: `a - b` is rounded to f16 (bf16) first, then squared
+and rounded again (double rounding: up to 2 ulps, and *overflow* where the rounded difference
+reaches 256 and its square f16's infinity while the exact square is 65504 after one rounding).
+sqdiff rounds once (SPEC 2); this is the difference SPEC 2 describes for OpenVINO's reference.
+bf16 is ml_dtypes.bfloat16, whose NaN results are the canonical 0x7fc0 (sign and payload lost).
+*Refused* here means NumPy 1.24 changed the type: with 0-d inputs its value-based casting makes
+`(a - b)**2` float64 or int64. Everything else is identical, integers included (wrap-around).""",
+    "pytorch": """\
+PyTorch rounds `a - b` to f16/bf16 before squaring, as NumPy does (double rounding, up to 2 ulps).
+NaN bits: when both inputs are NaN PyTorch returns b's, and f16/bf16 NaNs lose their payload or
+sign. Debian's torch 1.13 has no uint16/32/64. Integers wrap, as in sqdiff.""",
+    "litert": """\
+LiteRT runs these models through its default XNNPACK delegate. f32 SQUARED_DIFFERENCE is
+identical; f32 SUB reads subnormal inputs as 0 (denormals-are-zero: `-0 - 8.8e-39` gives -0),
+which sqdiff does not do (SPEC 2). f16 is computed by XNNPACK in f16 arithmetic, rounding
+`a - b` before squaring (as NumPy: up to 2 ulps, overflow at 256); 0-d f16 tensors are not
+delegated and the builtin kernel refuses f16. SQUARED_DIFFERENCE takes only f32 and i32
+(and quantized types); SUB takes f32, i32, i64 (and quantized); i8, u8 and i16 without
+quantization parameters abort the process in the kernel, recorded as refused.""",
 }
 
 NOT_DONE = """\

@@ -80,6 +80,7 @@ def reason(error):
         return str(error).strip()
     passes = re.findall(r"^\[(\w+)\]", lines[0])
     text = (f"compile_model: pass {passes[0]} threw: " if passes else "") + lines[-1]
+    text = re.sub(r" \(opset\d+::.*$", "", text)  # the node's inputs and outputs, in full
     return re.sub(r"_\d+", "_N", text)
 
 
