@@ -27,6 +27,8 @@ packages=(
   python3-pandas
   python3-pytest
   python3-hypothesis
+  python3-torch  # PyTorch, a peer of the compatibility suite (scripts/compatibility.sh)
+  python3-venv   # the suite's venv (build-peers/venv)
   python3-dev
 )
 

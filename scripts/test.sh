@@ -67,6 +67,12 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_init_order=1}"
 build_and_test release build -DCMAKE_BUILD_TYPE=Release -DSQDIFF_BUILD_BENCH=ON
 build_and_test asan build-asan -DCMAKE_BUILD_TYPE=Debug -DSQDIFF_SANITIZE=address,undefined
 
+# The compatibility suite (issue 15): the peers pinned in requirements/peers.txt (OpenVINO, ONNX
+# Runtime, LiteRT) installed into build-peers/venv, a venv of Debian's Python that also sees its
+# NumPy and PyTorch; then tests/peers against the release build's module and program. Fails when
+# sqdiff's agreement with any peer changes (docs/COMPATIBILITY.md).
+stage "peers" bash scripts/compatibility.sh --check build || true
+
 # ThreadSanitizer over the tests that run calls on several threads (the pool,
 # concurrent calls, every thread count): only those two programs are built, so
 # the stage adds about two minutes.
