@@ -66,8 +66,15 @@ CompareResult compare_npy(const CompareRequest& request) {
   // An input walked exactly in its own row-major order is read once, front
   // to back: the pages behind each chunk can be let go.
   const Shape dense = dense_strides(shape);
-  const bool release_a = inputs.a_strides == dense && inputs.a.element_count() == total;
-  const bool release_b = inputs.b_strides == dense && inputs.b.element_count() == total;
+  const auto in_order = [&](const NpyArray& array, const Shape& strides) {
+    if (array.element_count() != total) return false;  // broadcast: parts are read more than once
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] > 1 && strides[i] != dense[i]) return false;  // size-1 dims have stride 0 here
+    }
+    return true;
+  };
+  const bool release_a = in_order(inputs.a, inputs.a_strides);
+  const bool release_b = in_order(inputs.b, inputs.b_strides);
 
   const ChunkPlan plan(shape, request.chunk_elements);
   const std::size_t d = plan.split_dim();
