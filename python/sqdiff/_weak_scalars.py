@@ -99,25 +99,36 @@ def _bfloat16_bits(value):
     return _np.array((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16, dtype=_np.uint16)
 
 
-def _as_float(op, value, dtype):
-    """A bool, int or float rounded once into the float type `dtype` ("bfloat16":
-    bits in uint16), as a 0-d array."""
-    bf16 = isinstance(dtype, str) or dtype.name == "bfloat16"  # uint16 bits, or ml_dtypes' type
-    itemsize = 2 if bf16 else dtype.itemsize
+# Magnitudes from which rounding to nearest gives infinity (the largest finite value plus half
+# an ulp): converted by hand, since NumPy warns on such a cast.
+_OVERFLOW = {2: 65520.0, 4: math.ldexp(2.0 ** 24 - 0.5, 104)}
+
+
+def _wide(value, itemsize):
+    """A bool, int or float as a float64 that rounds correctly into `itemsize` bytes."""
     if isinstance(value, float):
-        wide = value
-    elif itemsize == 8:
+        return value
+    if itemsize == 8:
         try:
-            wide = float(value)  # Python rounds an int to float64 correctly
+            return float(value)  # Python rounds an int to float64 correctly
         except OverflowError:
-            wide = math.copysign(math.inf, value)
-    else:
-        wide = _int_to_float_round_to_odd(int(value))
-    if bf16:
-        bits = _bfloat16_bits(wide)
-        return bits if isinstance(dtype, str) else bits.view(dtype)
-    with _np.errstate(over="ignore"):
-        return _np.array(wide, dtype=_np.float64).astype(dtype)  # one rounding, to nearest even
+            return math.copysign(math.inf, value)
+    return _int_to_float_round_to_odd(int(value))
+
+
+def _as_float(op, value, dtype):
+    """A bool, int or float rounded once into the NumPy float dtype `dtype`, as a 0-d array."""
+    itemsize = dtype.itemsize
+    wide = _wide(value, itemsize)
+    if itemsize != 8 and abs(wide) >= _OVERFLOW[itemsize]:
+        wide = math.copysign(math.inf, wide)
+    return _np.array(wide, dtype=dtype)  # one rounding, to nearest even
+
+
+def _as_bfloat16(op, value, dtype):
+    """The same into bfloat16: bits in uint16 for dtype "bfloat16", else ml_dtypes' type."""
+    bits = _bfloat16_bits(_wide(value, 2))
+    return bits if isinstance(dtype, str) else bits.view(dtype)
 
 
 def _as_integer(op, value, dtype):
@@ -172,10 +183,14 @@ def resolve(op, values, dtype=None):
             target = "bfloat16"
         if target is None:
             return list(values)
-    if isinstance(target, str) or target.name == "bfloat16" or target.kind == "f":
+    if isinstance(target, str):
+        convert = _as_bfloat16
+    elif target.kind == "f":
         convert = _as_float
     elif target.kind in "iu":
         convert = _as_integer
+    elif target.name == "bfloat16":  # ml_dtypes.bfloat16
+        convert = _as_bfloat16
     else:
         return list(values)  # bool, complex, object arrays: refused by the compiled part
     return [convert(op, v, target) if w else v for v, w in zip(values, weak)]
