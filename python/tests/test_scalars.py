@@ -1,5 +1,6 @@
 """Weak Python scalars (SPEC section 6, NEP 50) and the deprecated axis= alias, in every function."""
 
+import math
 import warnings
 from fractions import Fraction
 
@@ -15,7 +16,11 @@ def bits(array):
     return array.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[array.dtype.itemsize])
 
 
-FLOAT_CASES = [0.5, 0.1, -3.0, 1e-30, 1e300, 70000.0, 2.0 ** -20, True, 3, -(2 ** 60) - 1, 2 ** 200 + 1]
+# Around the rounding-to-infinity thresholds too: float16's 65520 and float32's 2**128 - 2**103.
+F32_THRESHOLD = math.ldexp(2.0 ** 24 - 0.5, 104)
+FLOAT_CASES = [0.5, 0.1, -3.0, 1e-30, 1e300, 70000.0, 2.0 ** -20, True, 3, -(2 ** 60) - 1, 2 ** 200 + 1,
+               65519.99, -65520.0, 65520, F32_THRESHOLD, -math.nextafter(F32_THRESHOLD, 0), 2 ** 128 - 2 ** 103 - 1,
+               math.inf, -math.inf]
 
 
 @pytest.mark.parametrize("name", ["float16", "float32", "float64"])
@@ -24,7 +29,8 @@ def test_python_scalar_takes_the_float_type_rounded_once(name, scalar):
     """The scalar is the exact value rounded once into the array's type (the oracle
     rounds the Fraction), and the call equals the one with that NumPy scalar."""
     x = np.array([1.0, -2.0, 0.25], dtype=name)
-    rounded = exact.round_to_format(Fraction(scalar), name)
+    infinite = isinstance(scalar, float) and math.isinf(scalar)
+    rounded = scalar if infinite else exact.round_to_format(Fraction(scalar), name)
     strong = np.array(rounded, dtype=name)
     for op in (sqdiff.squared_difference, sqdiff.subtract):
         got = op(x, scalar)
@@ -39,7 +45,7 @@ def test_python_scalar_takes_the_float_type_rounded_once(name, scalar):
 @pytest.mark.parametrize("scalar", FLOAT_CASES + [1.00390625, 1.0 + 2 ** -9 + 2 ** -30, -0.0])
 def test_python_scalar_with_bfloat16_bits(scalar):
     x = sqdiff.to_bfloat16_bits([1.0, 2.5])
-    rounded = exact.round_to_format(Fraction(scalar), "bfloat16")
+    rounded = scalar if math.isinf(scalar) else exact.round_to_format(Fraction(scalar), "bfloat16")
     strong = exact.float_bits(rounded, "bfloat16")
     got = sqdiff.squared_difference(x, scalar, dtype="bfloat16")
     assert got.dtype == np.uint16
