@@ -476,9 +476,11 @@ def from_bfloat16_bits(bits):
 _REDUCE_DOC = """\
 @WHAT@ of squared differences over axes of the broadcast shape, in one pass.
 
-@FORMULA@ No array of the broadcast shape is ever made, and the result is
-the exact value rounded once (to nearest even) to the output type: the same
-bits for every thread count, SIMD target, memory layout and chunking.
+@FORMULA@
+
+No array of the broadcast shape is ever made, and the result is the exact
+value rounded once (to nearest even) to the output type: the same bits for
+every thread count, SIMD target, memory layout and chunking.
 
 Parameters
 ----------
@@ -522,8 +524,9 @@ Raises
 ------
 sqdiff.Error
     Shapes that do not broadcast, bad axes, mixed or unsupported dtypes, an
-    output dtype the table does not allow, an ``out`` of the wrong shape or
-    dtype or read-only, @OVERFLOW@ Nothing is written when it is raised.
+    output dtype SPEC section 7 does not allow (see ``dtype``), an ``out``
+    of the wrong shape or dtype or read-only@OVERFLOW@. Nothing is written
+    when it is raised.
 TypeError
     An ``axis``, ``broadcast_axis`` or ``threads`` that is not an int (or a
     tuple of ints for ``axis``), an ``out`` that is not a NumPy array.
@@ -642,7 +645,7 @@ def mean_squared_difference(a, b, axis=None, *, keepdims=False, dtype=None, out=
 sum_squared_difference.__doc__ = _fill_reduce(
     "Sum", "``sum((a - b)**2, axis)``: squared L2 distances, sums of squared errors.",
     "int64 for signed and uint64 for unsigned integers;", "also float64",
-    "an integer sum beyond int64/uint64.", "", _SUM_EXAMPLES)
+    ", an integer sum beyond int64/uint64", "", _SUM_EXAMPLES)
 mean_squared_difference.__doc__ = _fill_reduce(
     "Mean", "``mean((a - b)**2, axis)``: MSE, variances about a given mean.",
     "float64 for integers;", "float64 or float32", "", ", divided by the number of reduced elements "
