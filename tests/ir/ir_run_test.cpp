@@ -280,6 +280,28 @@ TEST(IrRunErrors, UnsupportedLayerTypeIsNamed) {
                        "Subtract and Result layers)");
 }
 
+TEST(IrRunErrors, EveryUnsupportedLayerIsNamed) {
+  // As in a LayerNorm converted from a framework: several layers of types sqdiff ir cannot run.
+  const auto unary = [](int id, const char* name, const char* type) {
+    return "<layer id=\"" + std::to_string(id) + "\" name=\"" + name + "\" type=\"" + type +
+           "\" version=\"opset1\">\n<input>\n<port id=\"0\"><dim>3</dim></port>\n</input>\n<output>\n"
+           "<port id=\"1\"><dim>3</dim></port>\n</output>\n</layer>\n";
+  };
+  const std::string text = net(parameter(0, "a", "3") + unary(1, "act", "Relu") + unary(2, "root", "Sqrt") +
+                                   unary(3, "mean", "ReduceMean") + result(4, "out", "3"),
+                               edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + edge(2, 1, 3, 0) + edge(3, 1, 4, 0));
+  const Loaded l = parse(text);
+  EXPECT_TRUE(l.report.ok());
+  const std::string error = run_error(l, with_seed(1));
+  const std::string act = std::to_string(line_of(text, "name=\"act\""));
+  const std::string root = std::to_string(line_of(text, "name=\"root\""));
+  const std::string mean = std::to_string(line_of(text, "name=\"mean\""));
+  EXPECT_EQ(error, "m.xml:" + act + ": cannot run layer 1 \"act\" (Relu, line " + act +
+                       "): layer type \"Relu\" is not supported (sqdiff ir runs Parameter, Const, SquaredDifference, "
+                       "Subtract and Result layers); also not supported: layer 2 \"root\" "
+                       "(Sqrt, line " + root + "), layer 3 \"mean\" (ReduceMean, line " + mean + ")");
+}
+
 TEST(IrRunErrors, NeedsDataForEveryParameter) {
   const Loaded l = load(example("squared_difference_numpy.xml"));
   EXPECT_CONTAINS(run_error(l, RunOptions{}), "needs data: pass --input a=FILE.npy, or --random SEED");

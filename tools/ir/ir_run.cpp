@@ -482,7 +482,36 @@ class Runner {
 
 int64_t Tensor::element_count() const { return tools::element_count(shape).value_or(-1); }
 
+namespace {
+
+// Every layer of a type that cannot be run, in document order.
+std::vector<const Layer*> unsupported_layers(const Model& model) {
+  std::vector<const Layer*> found;
+  for (const Layer& layer : model.layers) {
+    if (layer.type != "Parameter" && layer.type != "Const" && layer.type != "Result" && !is_elementwise_op(layer)) {
+      found.push_back(&layer);
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
 void check_runnable(const Model& model) {
+  // A model converted from a framework (a LayerNorm: ReduceMean, Add, Sqrt, Divide around the
+  // SquaredDifference) has several such layers: the message names the first and lists the rest.
+  if (const auto unsupported = unsupported_layers(model); !unsupported.empty()) {
+    const Layer& first = *unsupported.front();
+    std::string message = model.where(first.line) + "cannot run " + model.describe(first) + ": layer type " +
+                          in_quotes(first.type) +
+                          " is not supported (sqdiff ir runs Parameter, Const, SquaredDifference, Subtract and Result "
+                          "layers)";
+    if (unsupported.size() > 1) {
+      message += "; also not supported:";
+      for (std::size_t i = 1; i < unsupported.size(); ++i) message += (i > 1 ? ", " : " ") + model.describe(*unsupported[i]);
+    }
+    throw IrError(message);
+  }
   for (const Layer& layer : model.layers) {
     std::size_t inputs = 0;
     std::size_t outputs = 1;
@@ -490,13 +519,9 @@ void check_runnable(const Model& model) {
       inputs = 0;
     } else if (is_elementwise_op(layer)) {
       inputs = 2;
-    } else if (layer.type == "Result") {
+    } else {
       inputs = 1;
       outputs = 0;
-    } else {
-      throw IrError(model.where(layer.line) + "cannot run " + model.describe(layer) + ": layer type " +
-                    in_quotes(layer.type) + " is not supported (sqdiff ir runs Parameter, Const, SquaredDifference, "
-                    "Subtract and Result layers)");
     }
     if (layer.inputs.size() != inputs || layer.outputs.size() != outputs) {
       throw IrError(model.where(layer.line) + "cannot run " + model.describe(layer) + ": it has " +
