@@ -267,6 +267,29 @@ class CompareTest(CompareTestCase):
                         first = first or got
                         self.assertEqual(got, first)
 
+    def test_large_arrays_equal_the_library_and_numpy(self):
+        """Too many elements for the Fraction oracle: bit for bit `run --reduce` (one library call
+        over the whole arrays) whatever the chunks, and NumPy's f64 sums within 1e-12."""
+        rng = np.random.default_rng(29)
+        for dtype, shape in (("f32", (1500, 2001)), ("f16", (3, 700001)), ("i16", (2000, 1500))):
+            a = random_array(rng, dtype, shape, special=False)
+            b = random_array(rng, dtype, shape, special=False)
+            a_path, b_path = self.save("a.npy", a), self.save("b.npy", b)
+            out = self.path("out.npy")
+            library = {}
+            for kind in ("sum", "mean"):
+                self.assert_ok(run(["run", "--reduce", kind, a_path, b_path, "-o", out, "--out-dtype", "f64"]))
+                library[kind] = float(np.load(out))
+            d = a.astype(np.float64) - b.astype(np.float64)
+            numpy_sum = float(np.sum(d * d))
+            for chunk in ("1000003", "65536", "4194304"):
+                with self.subTest(dtype=dtype, chunk=chunk):
+                    got = self.compare_json(a_path, b_path, "--chunk-elements", chunk)
+                    self.assertEqual(got["sum_of_squares"], library["sum"])
+                    self.assertEqual(got["mse"], library["mean"])
+                    self.assertAlmostEqual(got["sum_of_squares"], numpy_sum, delta=1e-12 * numpy_sum)
+                    self.assertEqual(got["max_abs_diff"], float(np.abs(d).max()))
+
     def test_max_ties_report_the_first_position(self):
         a = np.array([[0, 5, 0], [5, 0, 0]], dtype=np.float32)
         b = np.zeros((2, 3), dtype=np.float32)
