@@ -155,6 +155,8 @@ def markdown(summary):
     for peer, extra in summary.get("extra", {}).items():
         if "markdown" in extra:
             lines += [extra["markdown"], ""]
+        if peer in notes.NOTES:
+            lines += [notes.NOTES[peer], ""]
     lines += [notes.NOT_DONE, ""]
     return "\n".join(lines)
 

@@ -47,7 +47,8 @@ Why OpenVINO's CPU plugin differs:
 - **i64, u64**: computed in 32 bits: the low 32 bits agree, the rest does not (`2^40 - 1` gives
   `-1`); sqdiff wraps modulo 2^64 (SPEC 2).
 - **i8, u8 Subtract**: the plugin saturates (`u8: 0 - 1 = 0`, `i8: 127 - (-128) = 127`); sqdiff
-  wraps (`255`, `-1`): SPEC 2 decides "never saturate".
+  wraps (`255`, `-1`): SPEC 2 decides "never saturate". u8 with pdpd broadcasting runs another
+  kernel of the plugin, which wraps: identical.
 - **i8, u8 SquaredDifference**: the results are neither wrapped nor saturated squares (`u8`: 0
   for every pair tried, `(0 - 255)^2` and `(3 - 5)^2` included; `i8: (5 - 3)^2 = 0`): an error in
   the plugin's 8-bit SquaredDifference, not a rounding rule. i16, i32, u16, u32 are identical
@@ -59,6 +60,22 @@ Why OpenVINO's CPU plugin differs:
   `a - b` as `a + b * -1` and loses the axis. The Python factory
   (`opset13.subtract(..., auto_broadcast="pdpd")`) also creates pdpd with axis 0, not -1: the
   harness sets `auto_broadcast_axis` after creating the node.""",
+    "openvino_ir": """\
+What the IR files show:
+
+- **examples/ir/dynamic_dims.xml**: OpenVINO's reader refuses `?` in a port's `<dim>` (it writes
+  and reads `-1` there); `sqdiff ir` reads both (docs/ir.md, "What is read").
+- **examples/ir/subtract_pdpd.xml**: OpenVINO reads it (the axis as
+  `auto_broadcast.auto_broadcast_axis`, the name its `save_model` writes; `sqdiff ir` read only
+  `auto_broadcast_axis` before this suite found it) but cannot compile it: its
+  ConvertSubtractWithConstant pass loses the pdpd axis, as ConvertSubtract does for Parameters
+  (see the opset tables). `sqdiff ir` runs it.
+- **save_model files**: every SquaredDifference/Subtract layer OpenVINO writes is read, checked and
+  run by `sqdiff ir`; where OpenVINO runs the same file the results are identical, except u8
+  Subtract (OpenVINO saturates, outside pdpd) and the pdpd cases OpenVINO refuses, as in the
+  opset tables. (`--random` data is small here: integer extremes are in the opset tables.)
+- **LayerNorm**: the shape check passes on both SquaredDifference/Subtract layers; a run is
+  refused with every layer `sqdiff ir` cannot run named (ReduceMean, Add, Sqrt, Divide).""",
     "openvino-f32-hint": """\
 The same with `INFERENCE_PRECISION_HINT=f32` (the hint does not concern integer types, which are
 not repeated): the same results as the default properties for these ops.""",

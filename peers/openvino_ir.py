@@ -22,6 +22,7 @@ import openvino as ov
 import openvino.opset13 as ops
 import sqdiff
 
+from cases import ShapeCase
 from compare import broadcast_inputs, compare
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -57,7 +58,7 @@ def _plain(text, directory):
     return text.replace(str(directory), "DIR").strip()
 
 
-def _compare_model(xml, work):
+def _compare_model(xml, work, case=None, op=None):
     """Runs xml through `sqdiff ir --random 1 -o` and OpenVINO on the same inputs: a one-line verdict."""
     out_dir = work / "out"
     status, stdout, stderr = _sqdiff_ir(xml, "--random", 1, "-o", out_dir)
@@ -88,9 +89,12 @@ def _compare_model(xml, work):
         ours = np.load(out_dir / f"{re.sub(r'[^A-Za-z0-9._-]', '_', name)}.npy")
         theirs = np.array(request.get_output_tensor(index).data, copy=True).view(ours.dtype).reshape(ours.shape)
         dtype = _dtype_of(result.get_element_type())
-        counts, _, examples = compare(dtype, ours, theirs)
-        verdicts.append("identical" if not counts else
-                        f"{sum(counts.values())}/{ours.size} differ: {dict(counts)}")
+        a = b = None
+        if case is not None:  # a single-op model: its inputs tell saturation and flushing apart
+            a, b = broadcast_inputs(case, np.load(out_dir / "inputs" / "a.npy"), np.load(out_dir / "inputs" / "b.npy"))
+        counts, _, _ = compare(dtype, ours, theirs, a, b, op)
+        verdicts.append("identical" if not counts else f"{sum(counts.values())}/{ours.size} differ: " +
+                        ", ".join(f"{category} {n}" for category, n in sorted(counts.items())))
     return "; ".join(verdicts)
 
 
@@ -143,7 +147,8 @@ def run():
             work.mkdir()
             xml = work / "model.xml"
             ov.save_model(_single_op_model(dtype, op, mode, a, b, axis), str(xml))
-            signature[f"save_model {op} {dtype} {mode} {a} {b} axis {axis}"] = _compare_model(xml, work)
+            case = ShapeCase(mode, tuple(a), tuple(b), axis)
+            signature[f"save_model {op} {dtype} {mode} {a} {b} axis {axis}"] = _compare_model(xml, work, case, op)
         for compress in (False, True):
             work = tmp / f"layer_norm_{compress}"
             work.mkdir()
