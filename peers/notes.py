@@ -94,7 +94,7 @@ NumPy computes each operation in the type: `a - b` is rounded to f16 (bf16) firs
 and rounded again (double rounding: up to 2 ulps, and *overflow* where the rounded difference
 reaches 256 and its square f16's infinity while the exact square is 65504 after one rounding).
 sqdiff rounds once (SPEC 2); this is the difference SPEC 2 describes for OpenVINO's reference.
-bf16 is ml_dtypes.bfloat16, whose NaN results are the canonical 0x7fc0 (sign and payload lost).
+bf16 is ml_dtypes.bfloat16, which drops NaN payloads (and, in squares, the sign: 0x7fc0).
 *Refused* here means NumPy 1.24 changed the type: with 0-d inputs its value-based casting makes
 `(a - b)**2` float64 or int64. Everything else is identical, integers included (wrap-around).""",
     "pytorch": """\
