@@ -28,7 +28,8 @@ packages=(
   python3-pytest
   python3-hypothesis
   python3-torch  # PyTorch, a peer of the compatibility suite (scripts/compatibility.sh)
-  python3-venv   # the suite's venv (build-peers/venv)
+  python3-venv   # the suite's venv (build-peers/venv), and scripts/test.sh's "python venv" stage (build-venv)
+  python3-mypy   # python/tests/test_typing.py in the CMake stage
   python3-dev
 )
 

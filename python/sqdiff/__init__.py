@@ -52,9 +52,21 @@ compiled_simd_targets. Errors: sqdiff.Error,
 a ValueError. The rules in full: docs/python.md and docs/SPEC_DECISIONS.md.
 """
 
+from __future__ import annotations  # annotations stay strings: nothing below is imported at run time for them
+
+import typing as _typing
 import warnings as _warnings
 
 import numpy as _np
+
+if _typing.TYPE_CHECKING:
+    from typing import Any, Iterable, List, Literal, Optional, Sequence, SupportsIndex, Tuple, Union
+
+    from numpy.typing import ArrayLike, DTypeLike, NDArray
+
+    BroadcastMode = Literal["numpy", "none", "pdpd"]
+    ShapeLike = Union[SupportsIndex, Sequence[SupportsIndex]]
+    AxesLike = Union[None, SupportsIndex, Sequence[SupportsIndex]]
 
 try:
     from . import _sqdiff
@@ -332,21 +344,39 @@ def _alignment(op, broadcast_axis, axis):
     return axis
 
 
-def squared_difference(a, b, *, broadcast="numpy", broadcast_axis=_DEFAULT_AXIS, out=None, threads=None,
-                       dtype=None, axis=None):
+def squared_difference(
+    a: ArrayLike,
+    b: ArrayLike,
+    *,
+    broadcast: BroadcastMode = "numpy",
+    broadcast_axis: SupportsIndex = _DEFAULT_AXIS,
+    out: Optional[NDArray[Any]] = None,
+    threads: Optional[SupportsIndex] = None,
+    dtype: DTypeLike = None,
+    axis: Optional[SupportsIndex] = None,
+) -> NDArray[Any]:
     alignment = _alignment("squared_difference", broadcast_axis, axis)
     a, b = _weak_scalars.resolve("squared_difference", (a, b), dtype)
     return _sqdiff.squared_difference(a, b, broadcast, alignment, out, threads, dtype)
 
 
-def subtract(a, b, *, broadcast="numpy", broadcast_axis=_DEFAULT_AXIS, out=None, threads=None, dtype=None,
-             axis=None):
+def subtract(
+    a: ArrayLike,
+    b: ArrayLike,
+    *,
+    broadcast: BroadcastMode = "numpy",
+    broadcast_axis: SupportsIndex = _DEFAULT_AXIS,
+    out: Optional[NDArray[Any]] = None,
+    threads: Optional[SupportsIndex] = None,
+    dtype: DTypeLike = None,
+    axis: Optional[SupportsIndex] = None,
+) -> NDArray[Any]:
     alignment = _alignment("subtract", broadcast_axis, axis)
     a, b = _weak_scalars.resolve("subtract", (a, b), dtype)
     return _sqdiff.subtract(a, b, broadcast, alignment, out, threads, dtype)
 
 
-def _fill(template):
+def _fill(template: str) -> str:
     return template.replace("@PARAMETERS@", _PARAMETERS).replace("@NOTES@", _NOTES)
 
 
@@ -354,7 +384,14 @@ squared_difference.__doc__ = _fill(_SQUARED_DIFFERENCE_DOC)
 subtract.__doc__ = _fill(_SUBTRACT_DOC)
 
 
-def broadcast_shape(shape_a, shape_b, broadcast="numpy", broadcast_axis=_DEFAULT_AXIS, *, axis=None):
+def broadcast_shape(
+    shape_a: ShapeLike,
+    shape_b: ShapeLike,
+    broadcast: BroadcastMode = "numpy",
+    broadcast_axis: SupportsIndex = _DEFAULT_AXIS,
+    *,
+    axis: Optional[SupportsIndex] = None,
+) -> Tuple[int, ...]:
     """The shape of ``op(a, b)`` for inputs of shapes ``shape_a`` and ``shape_b``.
 
     Parameters
@@ -407,7 +444,7 @@ def broadcast_shape(shape_a, shape_b, broadcast="numpy", broadcast_axis=_DEFAULT
     return _sqdiff.broadcast_shape(shape_a, shape_b, broadcast, alignment)
 
 
-def simd_target():
+def simd_target() -> str:
     """The SIMD instruction set sqdiff's kernels use on this CPU, e.g. "AVX2".
 
     Chosen at run time as the best of ``compiled_simd_targets()`` that the CPU
@@ -421,7 +458,7 @@ def simd_target():
     return _sqdiff.simd_target()
 
 
-def compiled_simd_targets():
+def compiled_simd_targets() -> List[str]:
     """The SIMD instruction sets compiled into sqdiff, best first, as a list of names.
 
     >>> import sqdiff
@@ -431,7 +468,7 @@ def compiled_simd_targets():
     return _sqdiff.compiled_simd_targets()
 
 
-def to_bfloat16_bits(x):
+def to_bfloat16_bits(x: ArrayLike) -> NDArray[_np.uint16]:
     """bfloat16 bit patterns (a uint16 array) of the values ``x``.
 
     NumPy has no bfloat16 dtype, so sqdiff takes bfloat16 data as uint16 arrays
@@ -455,7 +492,7 @@ def to_bfloat16_bits(x):
     return _np.where(nan, quiet_nan, rounded).astype(_np.uint16).reshape(f32.shape)
 
 
-def from_bfloat16_bits(bits):
+def from_bfloat16_bits(bits: ArrayLike) -> NDArray[_np.float32]:
     """The float32 values (exact) of bfloat16 bit patterns given as uint16.
 
     >>> import numpy as np
@@ -632,13 +669,33 @@ def _reduce(op, a, b, axis, keepdims, dtype, out, broadcast, broadcast_axis, thr
     return function(a, b, axis, keepdims, dtype, out, broadcast, broadcast_axis, threads)
 
 
-def sum_squared_difference(a, b, axis=None, *, keepdims=False, dtype=None, out=None, broadcast="numpy",
-                           broadcast_axis=-1, threads=None):
+def sum_squared_difference(
+    a: ArrayLike,
+    b: ArrayLike,
+    axis: AxesLike = None,
+    *,
+    keepdims: bool = False,
+    dtype: DTypeLike = None,
+    out: Optional[NDArray[Any]] = None,
+    broadcast: BroadcastMode = "numpy",
+    broadcast_axis: SupportsIndex = -1,
+    threads: Optional[SupportsIndex] = None,
+) -> NDArray[Any]:
     return _reduce("sum_squared_difference", a, b, axis, keepdims, dtype, out, broadcast, broadcast_axis, threads)
 
 
-def mean_squared_difference(a, b, axis=None, *, keepdims=False, dtype=None, out=None, broadcast="numpy",
-                            broadcast_axis=-1, threads=None):
+def mean_squared_difference(
+    a: ArrayLike,
+    b: ArrayLike,
+    axis: AxesLike = None,
+    *,
+    keepdims: bool = False,
+    dtype: DTypeLike = None,
+    out: Optional[NDArray[Any]] = None,
+    broadcast: BroadcastMode = "numpy",
+    broadcast_axis: SupportsIndex = -1,
+    threads: Optional[SupportsIndex] = None,
+) -> NDArray[Any]:
     return _reduce("mean_squared_difference", a, b, axis, keepdims, dtype, out, broadcast, broadcast_axis, threads)
 
 
@@ -663,8 +720,17 @@ def _needed(op, need):
     return "a" in names, "b" in names
 
 
-def squared_difference_backward(a, b, grad, *, broadcast="numpy", broadcast_axis=-1, need=("a", "b"),
-                                threads=None, dtype=None):
+def squared_difference_backward(
+    a: ArrayLike,
+    b: ArrayLike,
+    grad: ArrayLike,
+    *,
+    broadcast: BroadcastMode = "numpy",
+    broadcast_axis: SupportsIndex = -1,
+    need: Union[str, Iterable[str]] = ("a", "b"),
+    threads: Optional[SupportsIndex] = None,
+    dtype: DTypeLike = None,
+) -> Tuple[Optional[NDArray[Any]], Optional[NDArray[Any]]]:
     """Gradients of ``squared_difference(a, b)``: ``(grad_a, grad_b)``.
 
     ``grad_a = sum_to(2 (a - b) grad, a.shape)`` and
@@ -727,8 +793,17 @@ def squared_difference_backward(a, b, grad, *, broadcast="numpy", broadcast_axis
     return _sqdiff.squared_difference_backward(a, b, grad, broadcast, broadcast_axis, need_a, need_b, threads, dtype)
 
 
-def subtract_backward(grad, a_shape, b_shape, *, broadcast="numpy", broadcast_axis=-1, need=("a", "b"),
-                      threads=None, dtype=None):
+def subtract_backward(
+    grad: ArrayLike,
+    a_shape: ShapeLike,
+    b_shape: ShapeLike,
+    *,
+    broadcast: BroadcastMode = "numpy",
+    broadcast_axis: SupportsIndex = -1,
+    need: Union[str, Iterable[str]] = ("a", "b"),
+    threads: Optional[SupportsIndex] = None,
+    dtype: DTypeLike = None,
+) -> Tuple[Optional[NDArray[Any]], Optional[NDArray[Any]]]:
     """Gradients of ``subtract(a, b)``: ``(grad_a, grad_b)``.
 
     ``grad_a = sum_to(grad, a_shape)`` and ``grad_b = sum_to(-grad, b_shape)``:
