@@ -67,6 +67,29 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_init_order=1}"
 build_and_test release build -DCMAKE_BUILD_TYPE=Release -DSQDIFF_BUILD_BENCH=ON
 build_and_test asan build-asan -DCMAKE_BUILD_TYPE=Debug -DSQDIFF_SANITIZE=address,undefined
 
+# The package as pip users get it, with the newest NumPy 2 (the release ctest
+# ran the same tests against Debian's NumPy 1.24): a venv in build-venv/ with
+# requirements/test.txt, the wheel `pip wheel .` builds (the library compiled
+# once more, statically; build-venv/cmake keeps its objects between runs),
+# installed from the wheel file, then python/tests run against it.
+python_venv() {
+  local venv="$repo_root/build-venv"
+  if [[ ! -x "$venv/bin/python" ]]; then
+    stage "python venv create" /usr/bin/python3 -m venv "$venv" || return 0
+  fi
+  stage "python venv requirements" "$venv/bin/pip" install -q -r requirements/test.txt || return 0
+  rm -rf "$venv/wheels"
+  stage "python venv wheel" "$venv/bin/pip" wheel -q --no-deps -w "$venv/wheels" \
+    --config-settings=build-dir="$venv/cmake" . || return 0
+  stage "python venv install" "$venv/bin/pip" install -q --no-deps --force-reinstall "$venv"/wheels/sqdiff-*.whl ||
+    return 0
+  # bin/pytest, not python -m pytest: the working directory stays off sys.path.
+  # SQDIFF_CLI: the release build's program, for the test that every version agrees.
+  stage "python venv pytest" env SQDIFF_SOURCE_DIR="$repo_root" SQDIFF_CLI="$repo_root/build/tools/sqdiff" \
+    PYTHONDONTWRITEBYTECODE=1 "$venv/bin/pytest" -q python/tests || return 0
+}
+python_venv
+
 # The compatibility suite (issue 15): the peers pinned in requirements/peers.txt (OpenVINO, ONNX
 # Runtime, LiteRT) installed into build-peers/venv, a venv of Debian's Python that also sees its
 # NumPy and PyTorch; then tests/peers against the release build's module and program. Fails when

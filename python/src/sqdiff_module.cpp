@@ -301,11 +301,16 @@ void refuse_lossy_conversion(std::string_view op, const char* name, py::handle o
   }
   const auto module = py::str(py::type::handle_of(object).attr("__module__")).cast<std::string>();
   const std::string type = module + "." + type_name(object);
-  if (module.starts_with("pandas.") || module.starts_with("xarray.")) {
+  // pandas 3 names its public classes' module "pandas" (pandas.Series), pandas 2
+  // the defining one (pandas.core.series.Series).
+  const auto from = [&module](std::string_view package) {
+    return module == package || (module.starts_with(package) && module[package.size()] == '.');
+  };
+  if (from("pandas") || from("xarray")) {
     fail(op, std::string(name) + " is a " + type + ", which sqdiff would use by position, not by its labels; align "
                  "it first, then pass " + name + ".to_numpy()");
   }
-  if (module.starts_with("dask.")) {
+  if (from("dask")) {
     fail(op, std::string(name) + " is a " + type + ", which would be computed whole into memory; use "
                  "sqdiff.dask." + std::string(op) + " for a lazy result, or pass " + name + ".compute()");
   }

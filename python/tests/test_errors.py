@@ -236,10 +236,10 @@ def test_pandas_objects_are_refused_not_used_by_position(op):
     pd = pytest.importorskip("pandas", reason="pandas is installed by scripts/install-deps.sh")
     x = pd.Series([1.0, 2.0, 3.0], index=[2, 1, 0])
     y = pd.Series([1.0, 2.0, 3.0], index=[0, 1, 2])
-    with pytest.raises(sqdiff.Error, match=r"a is a pandas\.core\.series\.Series, which sqdiff would use by "
+    with pytest.raises(sqdiff.Error, match=r"a is a pandas(\.core\.series)?\.Series, which sqdiff would use by "
                                            r"position, not by its labels; align it first, then pass a.to_numpy\(\)"):
         getattr(sqdiff, op)(x, y)
-    with pytest.raises(sqdiff.Error, match=r"b is a pandas\.core\.frame\.DataFrame"):
+    with pytest.raises(sqdiff.Error, match=r"b is a pandas(\.core\.frame)?\.DataFrame"):
         getattr(sqdiff, op)(np.zeros((3, 1)), pd.DataFrame({"c": [1.0, 2.0, 3.0]}))
     x, y = x.align(y)
     want = (x - y) ** 2 if op == "squared_difference" else x - y
