@@ -27,13 +27,14 @@ run() {
   "$@"
 }
 
-if ! compgen -G "$build_dir/python/sqdiff/_sqdiff*.so" >/dev/null; then
+# The Python module and the sqdiff program (for the IR files), built when missing.
+if ! compgen -G "$build_dir/python/sqdiff/_sqdiff*.so" >/dev/null || [[ ! -x "$build_dir/tools/sqdiff" ]]; then
   generator=()
   if [[ ! -f "$build_dir/CMakeCache.txt" ]] && command -v ninja >/dev/null 2>&1; then
     generator=(-G Ninja)
   fi
   run cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
-  run cmake --build "$build_dir" --parallel "$(nproc 2>/dev/null || echo 2)" --target sqdiff_python
+  run cmake --build "$build_dir" --parallel "$(nproc 2>/dev/null || echo 2)" --target sqdiff_python sqdiff_cli
 fi
 
 if [[ ! -x "$venv/bin/python" ]]; then
