@@ -44,7 +44,8 @@ start=$SECONDS
 run "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r requirements/peers.txt
 echo "compatibility: peers installed in $((SECONDS - start)) s"
 
-export PYTHONPATH="$repo_root/$build_dir/python:$repo_root/peers${PYTHONPATH:+:$PYTHONPATH}"
+build_path="$(cd "$build_dir" && pwd)"
+export PYTHONPATH="$build_path/python:$repo_root/peers${PYTHONPATH:+:$PYTHONPATH}"
 if [[ "$mode" == check ]]; then
   run "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/peers
 else
