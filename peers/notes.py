@@ -80,10 +80,10 @@ What the IR files show:
 The same with `INFERENCE_PRECISION_HINT=f32` (the hint does not concern integer types, which are
 not repeated): the same results as the default properties for these ops.""",
     "onnxruntime-mul": """\
-ONNX Runtime has no bf16 kernel for Sub on the CPU. f16: ORT's CPU provider has no f16 Sub or
-Mul either, and its graph optimizer inserts Casts to f32 around them, then removes the Cast pair
-between Sub and Mul: the whole `(a - b)^2` runs in f32 and is rounded once, exactly as SPEC 2
-decides. The one f16 difference is a NaN whose payload ORT drops (0xfe01 gives 0xfe00).
+ONNX Runtime has no bf16 kernel for Sub on the CPU. f16: the results show `Sub` then `Mul` (or
+`Pow`) evaluated in f32 and rounded once, exactly as SPEC 2 decides, also with graph
+optimizations off (ORT's CPU provider runs f16 nodes that lack f16 kernels through casts to f32,
+and no cast back to f16 is left between the two nodes). The one f16 difference is a NaN whose payload ORT drops (0xfe01 gives 0xfe00).
 Integers wrap, as in sqdiff.""",
     "onnxruntime-pow": """\
 As with Mul, except for integers: Pow takes no 8- or 16-bit or unsigned integer base (the model
