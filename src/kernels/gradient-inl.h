@@ -70,8 +70,17 @@ struct StoreF64 {
 struct StoreF32 {
   using Storage = float;
   template <class D>
-  static HWY_INLINE void Store(D /*d*/, hn::Vec<D> v, Storage* p) {
+  static HWY_INLINE void Store(D d, hn::Vec<D> v, Storage* p) {
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+    // These targets' DemoteTo clamps to +-FLT_MAX (for UBSan's sake), where
+    // rounding to nearest gives +-inf: convert lane by lane as IEEE does.
+    HWY_ALIGN double lanes[hn::MaxLanes(d)];
+    hn::Store(v, d, lanes);
+    for (size_t k = 0; k < hn::Lanes(d); ++k) p[k] = static_cast<float>(lanes[k]);
+#else
+    (void)d;
     hn::StoreU(hn::DemoteTo(hn::Rebind<float, D>(), v), hn::Rebind<float, D>(), p);
+#endif
   }
   static HWY_INLINE void Scalar(double v, Storage* p) { *p = static_cast<float>(v); }
 };
@@ -128,7 +137,7 @@ void DifferenceProductRow(const void* a_raw, const void* b_raw, const void* g_ra
     const auto two_s = hn::Add(s, s);
     const auto p = hn::Mul(two_s, vg);
     auto sure = hn::And(hn::Eq(e, hn::Zero(d)), hn::Lt(hn::Abs(p), hn::Set(d, HUGE_VAL)));
-    if constexpr (!kF64) sure = hn::And(sure, hn::Eq(hn::MulSub(two_s, vg, p), hn::Zero(d)));
+    if constexpr (!kF64) sure = hn::And(sure, hn::Eq(FusedMulSub(d, two_s, vg, p), hn::Zero(d)));
     if constexpr (kF64) sure = hn::And(sure, hn::Lt(hn::Abs(two_s), hn::Set(d, HUGE_VAL)));
     if (ga != nullptr) Out::Store(d, p, ga + i);
     if (gb != nullptr) Out::Store(d, hn::Neg(p), gb + i);

@@ -112,10 +112,10 @@ void SquareRow(const void* a_raw, const void* b_raw, size_t n, SquareSums* sums)
       const auto d1 = hn::Sub(a.Load(d, i + N, fa), b.Load(d, i + N, fb));
       const auto d2 = hn::Sub(a.Load(d, i + 2 * N, fa), b.Load(d, i + 2 * N, fb));
       const auto d3 = hn::Sub(a.Load(d, i + 3 * N, fa), b.Load(d, i + 3 * N, fb));
-      acc0 = hn::MulAdd(d0, d0, acc0);
-      acc1 = hn::MulAdd(d1, d1, acc1);
-      acc2 = hn::MulAdd(d2, d2, acc2);
-      acc3 = hn::MulAdd(d3, d3, acc3);
+      acc0 = FusedMulAdd(d, d0, d0, acc0);
+      acc1 = FusedMulAdd(d, d1, d1, acc1);
+      acc2 = FusedMulAdd(d, d2, d2, acc2);
+      acc3 = FusedMulAdd(d, d3, d3, acc3);
       if constexpr (Wide::kCheckRange) {
         const auto bad = hn::Or(hn::Or(OutOfRange(d, d0), OutOfRange(d, d1)), hn::Or(OutOfRange(d, d2), OutOfRange(d, d3)));
         flagged = hn::IfThenElse(bad, hn::Set(d, 1.0), flagged);
@@ -144,12 +144,12 @@ void SquareRow(const void* a_raw, const void* b_raw, size_t n, SquareSums* sums)
 // The square of a - b as p + t: a - b = s + e (TwoSum), s^2 = p + q (FMA), and
 // t = q + 2se (rounded: its error, with the e^2 left out, is below 2^-102 p).
 template <class D>
-HWY_INLINE void SquareTerm(D /*d*/, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D>& p, hn::Vec<D>& t, hn::Vec<D>& s) {
+HWY_INLINE void SquareTerm(D d, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D>& p, hn::Vec<D>& t, hn::Vec<D>& s) {
   hn::Vec<D> e;
   TwoSumV<D>(a, hn::Neg(b), s, e);
   p = hn::Mul(s, s);
-  const auto q = hn::MulSub(s, s, p);
-  t = hn::MulAdd(hn::Add(s, s), e, q);
+  const auto q = FusedMulSub(d, s, s, p);
+  t = FusedMulAdd(d, hn::Add(s, s), e, q);
 }
 
 HWY_INLINE void ScalarSquareTerm(double a, double b, double& p, double& t, double& s) {
@@ -234,7 +234,7 @@ void SquareColumns(const void* a_raw, const void* b_raw, size_t n, double* acc, 
   size_t i = 0;
   for (; i + N <= n; i += N) {
     const auto diff = hn::Sub(a.Load(d, i, fa), b.Load(d, i, fb));
-    hn::StoreU(hn::MulAdd(diff, diff, hn::LoadU(d, acc + i)), d, acc + i);
+    hn::StoreU(FusedMulAdd(d, diff, diff, hn::LoadU(d, acc + i)), d, acc + i);
     if constexpr (Wide::kCheckRange) flagged = hn::IfThenElse(OutOfRange(d, diff), hn::Set(d, 1.0), flagged);
   }
   for (; i < n; ++i) {
@@ -301,7 +301,7 @@ HWY_INLINE void PairwiseTile(const typename Wide::Storage* x, int64_t xs, const 
       const auto yv = Wide::Load(d, y + static_cast<int64_t>(n) * ys + static_cast<int64_t>(k));
       for (size_t m = 0; m < kM; ++m) {
         const auto diff = hn::Sub(xv[m], yv);
-        acc[m][n] = hn::MulAdd(diff, diff, acc[m][n]);
+        acc[m][n] = FusedMulAdd(d, diff, diff, acc[m][n]);
       }
     }
   }

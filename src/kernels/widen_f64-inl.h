@@ -9,6 +9,7 @@
 #define SQDIFF_KERNELS_WIDEN_F64_INL_H_
 #endif
 
+#include <cmath>
 #include <cstring>
 
 #include "hwy/highway.h"
@@ -19,6 +20,35 @@
 HWY_BEFORE_NAMESPACE();
 namespace sqdiff::detail::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+
+// a * b + c rounded once, on every target. Highway's MulAdd rounds twice
+// where the target has no FMA instruction (SSSE3, SSE4, EMU128, SCALAR:
+// HWY_NATIVE_FMA 0), but the reductions' error bounds (reduce/
+// square_bounds.hpp), their exact-product terms and the gradients' exactness
+// checks all need one rounding: those targets take std::fma lane by lane
+// (correct, slower; CPUs without FMA are rare).
+template <class D>
+HWY_INLINE hn::Vec<D> FusedMulAdd(D d, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> c) {
+#if HWY_NATIVE_FMA
+  (void)d;
+  return hn::MulAdd(a, b, c);
+#else
+  HWY_ALIGN double la[hn::MaxLanes(d)];
+  HWY_ALIGN double lb[hn::MaxLanes(d)];
+  HWY_ALIGN double lc[hn::MaxLanes(d)];
+  hn::Store(a, d, la);
+  hn::Store(b, d, lb);
+  hn::Store(c, d, lc);
+  for (size_t k = 0; k < hn::Lanes(d); ++k) la[k] = std::fma(la[k], lb[k], lc[k]);
+  return hn::Load(d, la);
+#endif
+}
+
+// a * b - c rounded once (FusedMulAdd's reasons).
+template <class D>
+HWY_INLINE hn::Vec<D> FusedMulSub(D d, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> c) {
+  return FusedMulAdd(d, a, b, hn::Neg(c));
+}
 
 // Lanes(d) elements of the storage type as f64 lanes.
 
