@@ -45,6 +45,13 @@ def _strong_dtype(value):
     """The dtype of an operand that is not a Python scalar, or None if it has none
     (it is then left to the compiled part to refuse)."""
     dtype = getattr(value, "dtype", None)  # never np.asarray a Dask array: that computes it
+    if not isinstance(dtype, _np.dtype) and hasattr(value, "__dlpack__"):
+        # A PyTorch or JAX tensor (whose .dtype is its own), or any DLPack producer:
+        # its dtype as NumPy reads it, without a copy.
+        try:
+            return _np.from_dlpack(value).dtype
+        except Exception:  # noqa: BLE001 - on another device: the compiled part says which
+            return None
     if dtype is None:
         try:
             dtype = _np.asarray(value).dtype

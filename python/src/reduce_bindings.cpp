@@ -14,6 +14,7 @@
 #include <string_view>
 #include <utility>
 
+#include "array_import.hpp"
 #include "binding_common.hpp"
 #include "sqdiff/sqdiff.hpp"
 
@@ -105,8 +106,9 @@ struct Target {
   }
 };
 
-Target new_target(DType dtype, const Shape& shape) {
-  return {py::array(storage_dtype(dtype), shape), false};  // C-contiguous; 0-d for shape ()
+// ml_dtypes.bfloat16 when the output is bf16 and one of `inputs` is such an array.
+Target new_target(DType dtype, const Shape& shape, std::initializer_list<const py::array*> inputs = {}) {
+  return {py::array(result_dtype(dtype, inputs), shape), false};  // C-contiguous; 0-d for shape ()
 }
 
 // The checks of an out= array that only Python knows (type, writability);
@@ -117,7 +119,7 @@ Target out_target(std::string_view op, py::handle out_object, DType dtype) {
   if (is_addressable(out)) return {out, false};
   fail_if_self_overlapping(op, out);
   PyObject* temporary =
-      PyObject_CallFunctionObjArgs(g_empty, to_tuple(shape_of(out)).ptr(), storage_dtype(dtype).ptr(), nullptr);
+      PyObject_CallFunctionObjArgs(g_empty, to_tuple(shape_of(out)).ptr(), result_dtype(dtype, {&out}).ptr(), nullptr);
   if (temporary == nullptr) throw py::error_already_set();
   return {py::reinterpret_steal<py::array>(temporary), true};
 }
@@ -179,7 +181,7 @@ py::object reduce(bool mean, py::handle a_object, py::handle b_object, py::handl
     const Shape broadcast_shape = output_shape(op, a, b, options.broadcast);
     const Shape shape =
         renamed(op, [&] { return sqdiff::reduced_shape(broadcast_shape, options.axes, options.keepdims); });
-    target = new_target(output, shape);
+    target = new_target(output, shape, {&a.array, &b.array});
   } else {
     const py::array out = checked_out_array(op, out_object);
     const std::optional<DType> found = sqdiff_dtype(out.dtype(), input == DType::bf16);
@@ -232,8 +234,8 @@ py::tuple squared_difference_backward(py::handle a_object, py::handle b_object, 
   const Input grad = make_input(op, "grad", grad_object, requested);
   std::optional<Target> grad_a;
   std::optional<Target> grad_b;
-  if (need_a) grad_a = new_target(a.view.dtype, a.view.shape);
-  if (need_b) grad_b = new_target(b.view.dtype, b.view.shape);
+  if (need_a) grad_a = new_target(a.view.dtype, a.view.shape, {&a.array, &b.array, &grad.array});
+  if (need_b) grad_b = new_target(b.view.dtype, b.view.shape, {&a.array, &b.array, &grad.array});
   std::optional<sqdiff::TensorView> view_a;
   std::optional<sqdiff::TensorView> view_b;
   if (grad_a) view_a = grad_a->view(a.view.dtype);
@@ -273,8 +275,8 @@ py::tuple subtract_backward(py::handle grad_object, py::handle a_shape_object, p
   const DType dtype_out = grad.view.dtype;
   std::optional<Target> grad_a;
   std::optional<Target> grad_b;
-  if (need_a) grad_a = new_target(dtype_out, a_shape);
-  if (need_b) grad_b = new_target(dtype_out, b_shape);
+  if (need_a) grad_a = new_target(dtype_out, a_shape, {&grad.array});
+  if (need_b) grad_b = new_target(dtype_out, b_shape, {&grad.array});
   std::optional<sqdiff::TensorView> view_a;
   std::optional<sqdiff::TensorView> view_b;
   if (grad_a) view_a = grad_a->view(dtype_out);

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "array_import.hpp"
 #include "binding_common.hpp"
 #include "sqdiff/sqdiff.hpp"
 
@@ -75,6 +76,7 @@ std::string numpy_name(const py::dtype& dtype) {
 // means bf16 when the caller asked for dtype="bfloat16".
 std::optional<DType> sqdiff_dtype(const py::dtype& dtype, bool bf16_bits) {
   if (dtype.has_fields()) return std::nullopt;
+  if (is_ml_dtypes_bfloat16(dtype)) return DType::bf16;
   const ssize_t size = dtype.itemsize();
   switch (dtype.kind()) {
     case 'f':
@@ -324,6 +326,7 @@ py::array as_array(std::string_view op, const char* name, py::handle object) {
     return py::reinterpret_borrow<py::array>(object);
   }
   refuse_lossy_conversion(op, name, object);
+  if (std::optional<py::array> shared = array_from_dlpack(op, name, object)) return std::move(*shared);
   PyObject* converted = PyObject_CallOneArg(g_asarray, object.ptr());
   if (converted == nullptr) {
     py::error_already_set error;
@@ -400,7 +403,8 @@ py::object run(Op op, py::handle a_object, py::handle b_object, py::handle broad
   bool copy_back = false;
   if (out_object.is_none()) {
     const Shape shape = output_shape(name, a, b, options.broadcast);
-    target.emplace(storage_dtype(a.view.dtype), shape);  // C-contiguous, 0-d for a 0-d result
+    // C-contiguous, 0-d for a 0-d result; ml_dtypes.bfloat16 for such inputs.
+    target.emplace(result_dtype(a.view.dtype, {&a.array, &b.array}), shape);
   } else {
     if (!py::isinstance<py::array>(out_object)) {
       type_error(std::string(name) + ": out must be a numpy.ndarray, not " + type_name(out_object));
@@ -422,7 +426,7 @@ py::object run(Op op, py::handle a_object, py::handle b_object, py::handle broad
       // Unaligned or byte-swapped: compute into a temporary, then let NumPy
       // copy the values over (shape and type are still the library's checks).
       PyObject* temporary = PyObject_CallFunctionObjArgs(g_empty, to_tuple(shape_of(out)).ptr(),
-                                                         storage_dtype(*found).ptr(), nullptr);
+                                                         result_dtype(*found, {&out}).ptr(), nullptr);
       if (temporary == nullptr) throw py::error_already_set();
       target = py::reinterpret_steal<py::array>(temporary);
       copy_back = true;

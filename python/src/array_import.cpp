@@ -1,0 +1,91 @@
+// ml_dtypes.bfloat16 arrays and DLPack producers as sqdiff inputs; see
+// array_import.hpp.
+#include "array_import.hpp"
+
+#include <cstdint>
+#include <string>
+
+#include "binding_common.hpp"
+
+namespace sqdiff_python {
+
+namespace {
+
+// DLPack's DLDeviceType values (dlpack.h) and their names.
+constexpr int64_t kDLCPU = 1;
+
+std::string device_name(int64_t type) {
+  switch (type) {
+    case 2: return "CUDA";
+    case 3: return "CUDA host (pinned)";
+    case 4: return "OpenCL";
+    case 7: return "Vulkan";
+    case 8: return "Metal";
+    case 9: return "VPI";
+    case 10: return "ROCm";
+    case 11: return "ROCm host (pinned)";
+    case 12: return "external (kDLExtDev)";
+    case 13: return "CUDA managed";
+    case 14: return "oneAPI";
+    case 15: return "WebGPU";
+    case 16: return "Hexagon";
+    case 17: return "MAIA";
+    default: return "unknown";
+  }
+}
+
+// Refuses an object whose __dlpack_device__ is not the CPU, naming the device.
+void require_cpu(std::string_view op, const char* name, py::handle object) {
+  const py::object device = object.attr("__dlpack_device__")();
+  if (!py::isinstance<py::tuple>(device) || py::len(device) != 2) {
+    fail(op, std::string(name) + ".__dlpack_device__() gave " + repr_of(device) +
+                 ", not a (device type, device id) pair");
+  }
+  const int64_t type = to_int64(op, std::string(name) + "'s DLPack device type", device[py::int_(0)]);
+  if (type == kDLCPU) return;
+  const int64_t id = to_int64(op, std::string(name) + "'s DLPack device id", device[py::int_(1)]);
+  fail(op, std::string(name) + " is on a " + device_name(type) + " device (DLPack device type " +
+               std::to_string(type) + ", id " + std::to_string(id) +
+               "); sqdiff reads only CPU memory: copy it to the CPU first (e.g. tensor.cpu() in PyTorch, "
+               "cupy.asnumpy(x) in CuPy)");
+}
+
+}  // namespace
+
+bool is_ml_dtypes_bfloat16(const py::dtype& dtype) {
+  if (dtype.kind() != 'V' || dtype.itemsize() != 2 || dtype.has_fields()) return false;
+  PyObject* ml_dtypes = PyDict_GetItemString(PyImport_GetModuleDict(), "ml_dtypes");  // borrowed
+  if (ml_dtypes == nullptr) return false;
+  const py::object bfloat16 = py::reinterpret_borrow<py::object>(ml_dtypes).attr("bfloat16");
+  return py::object(dtype.attr("type")).is(bfloat16);
+}
+
+py::dtype result_dtype(sqdiff::DType dtype, std::initializer_list<const py::array*> inputs) {
+  if (dtype == sqdiff::DType::bf16) {
+    for (const py::array* input : inputs) {
+      const py::dtype input_dtype = input->dtype();
+      if (is_ml_dtypes_bfloat16(input_dtype)) return input_dtype.attr("newbyteorder")("=").cast<py::dtype>();
+    }
+  }
+  return storage_dtype(dtype);
+}
+
+std::optional<py::array> array_from_dlpack(std::string_view op, const char* name, py::handle object) {
+  if (py::isinstance<py::array>(object) || !py::hasattr(object, "__dlpack__")) return std::nullopt;
+  if (py::hasattr(object, "__dlpack_device__")) require_cpu(op, name, object);
+  const py::object from_dlpack = py::module_::import("numpy").attr("from_dlpack");
+  PyObject* imported = PyObject_CallOneArg(from_dlpack.ptr(), object.ptr());
+  if (imported == nullptr) {
+    py::error_already_set error;
+    // What NumPy or the producer refuses (a dtype NumPy lacks, such as DLPack's
+    // bfloat16; read-only memory NumPy 1.x cannot take) is an invalid call.
+    if (error.matches(PyExc_Exception)) {
+      fail(op, std::string(name) + " (a " + type_name(object) + ") cannot be read through DLPack: " +
+                   py::str(error.value()).cast<std::string>());
+    }
+    throw error;
+  }
+  return py::reinterpret_steal<py::array>(imported);
+}
+
+}  // namespace sqdiff_python
