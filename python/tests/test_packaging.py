@@ -1,0 +1,46 @@
+"""The package as built: the extension carries the library inside it (no
+libsqdiff.so to find at run time), and a build without Highway stops with one
+sentence that says what to install."""
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import sqdiff
+from support import source_dir
+
+
+def extension_path():
+    return Path(sqdiff._sqdiff.__file__)
+
+
+def test_extension_links_the_library_statically():
+    result = subprocess.run(["readelf", "-d", str(extension_path())], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", result.stdout)
+    assert needed, result.stdout
+    assert not [name for name in needed if "sqdiff" in name], needed
+    # Debian ships Highway only as a shared library (libhwy1); the wheel needs it.
+    assert [name for name in needed if name.startswith("libhwy.so")], needed
+
+
+def test_a_build_without_highway_says_what_to_install(tmp_path):
+    cmake = shutil.which("cmake")
+    assert cmake, "cmake is installed with the build dependencies (scripts/install-deps.sh)"
+    result = subprocess.run(
+        [cmake, "-S", str(source_dir()), "-B", str(tmp_path / "build"), "-DCMAKE_DISABLE_FIND_PACKAGE_hwy=ON",
+         "-DSQDIFF_BUILD_PYTHON=OFF", "-DSQDIFF_BUILD_TESTS=OFF", "-DSQDIFF_BUILD_TOOLS=OFF",
+         "-DSQDIFF_BUILD_EXAMPLES=OFF"],
+        capture_output=True, text=True, timeout=300)
+    assert result.returncode != 0
+    message = " ".join(result.stderr.split())  # CMake wraps its messages
+    assert "sqdiff needs Highway: install Debian's libhwy-dev (apt install libhwy-dev)." in message, result.stderr
+    assert len(re.findall(r"CMake Error", result.stderr)) == 1, result.stderr
+
+
+@pytest.mark.parametrize("name", ["py.typed", "_sqdiff.pyi", "__init__.py"])
+def test_package_files_sit_beside_the_extension(name):
+    assert (extension_path().parent / name).is_file()
