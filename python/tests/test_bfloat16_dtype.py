@@ -5,12 +5,14 @@ with ml_dtypes' own conversion. Skipped only where ml_dtypes is not installed
 (Debian has no package of it; the venv stage installs it from
 requirements/test.txt)."""
 
+import re
 import tracemalloc
 
 import numpy as np
 import pytest
 
 import sqdiff
+from support import source_dir
 
 ml_dtypes = pytest.importorskip("ml_dtypes", reason="ml_dtypes is not installed (requirements/test.txt has it)")
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -145,3 +147,10 @@ def test_reductions_take_bfloat16_arrays():
         assert as_dtype.dtype == BF16 and as_bits.dtype == np.uint16
         assert np.array_equal(as_dtype.view(np.uint16), as_bits)
         assert np.all(np.isfinite(as_dtype.astype(np.float32)))
+
+
+def test_the_docs_example_runs():
+    text = (source_dir() / "docs" / "python.md").read_text(encoding="utf-8")
+    match = re.search(r"<!-- bf16 example[^>]*-->\n```python\n(.*?)```\n<!-- end of the bf16 example -->", text, re.S)
+    assert match, "docs/python.md lost its bf16 example"
+    exec(compile(match.group(1), "docs/python.md (bf16 example)", "exec"), {})
