@@ -14,6 +14,7 @@ counts and |a - b| (in f64).
 
 import json
 import math
+import multiprocessing
 import os
 import pty
 import re
@@ -528,45 +529,68 @@ class CompareErrorTest(CompareTestCase):
 # --- compare: a pair over 2 GiB through the mapped path, in bounded memory --------------------------
 
 class CompareLargeTest(CompareTestCase):
-    def test_two_inputs_over_2_gib(self):
-        rows, cols = 2056, 1 << 20  # 2056 Mi u8 elements: 2.008 GiB per file, positions beyond 2^31
-        a_path, b_path = self.path("big_a.npy"), self.path("big_b.npy")
+    @staticmethod
+    def write_inputs(a_path, b_path, rows, cols, big_row, big_col):
+        """Writes the two files; returns (exact sum of squares, differing pairs). Run in a child
+        process, so that this process's peak memory stays small (see test_two_inputs_over_2_gib)."""
         rng = np.random.default_rng(28)
-        total = 0
-        started = time.time()
+        # A random block of 67 rows (67 Mi elements, not a multiple of the 4 Mi chunks), repeated:
+        # cheap to write and to sum exactly, and a chunk read from the wrong offset changes the sum.
+        period = 67
+        x = rng.integers(0, 100, size=(period, cols), dtype=np.uint8)
+        y = rng.integers(0, 100, size=(period, cols), dtype=np.uint8)
+        row_sums = [int(np.square(x[r].astype(np.int32) - y[r].astype(np.int32)).sum(dtype=np.int64))
+                    for r in range(period)]
+        row_differing = [int((x[r] != y[r]).sum()) for r in range(period)]
+        total = sum(row_sums[r % period] for r in range(rows))
+        differing = sum(row_differing[r % period] for r in range(rows))
         arrays = [np.lib.format.open_memmap(p, mode="w+", dtype=np.uint8, shape=(rows, cols))
                   for p in (a_path, b_path)]
-        for r in range(0, rows, 64):
-            x = rng.integers(0, 100, size=(64, cols), dtype=np.uint8)
-            y = rng.integers(0, 100, size=(64, cols), dtype=np.uint8)
-            arrays[0][r:r + 64], arrays[1][r:r + 64] = x, y
-            d = x.astype(np.int64) - y.astype(np.int64)
-            total += int((d * d).sum())
-        # One difference of 255, the largest, at a position beyond 2^31.
-        big_row, big_col = 2050, 12345
+        for r in range(0, rows, period):
+            n = min(period, rows - r)
+            arrays[0][r:r + n], arrays[1][r:r + n] = x[:n], y[:n]
+        # One difference of 255, the largest, at (big_row, big_col).
         old = int(arrays[0][big_row, big_col]) - int(arrays[1][big_row, big_col])
         arrays[0][big_row, big_col], arrays[1][big_row, big_col] = 255, 0
-        total += 255 * 255 - old * old
         for array in arrays:
             array.flush()
-        del arrays
+        return total + 255 * 255 - old * old, differing + (old == 0)
+
+    def test_two_inputs_over_2_gib(self):
+        rows, cols = 2056, 1 << 20  # 2056 Mi u8 elements: 2.008 GiB per file, positions beyond 2^31
+        big_row, big_col = 2050, 12345
+        self.assertGreater(big_row * cols + big_col, 2 ** 31)
+        a_path, b_path = self.path("big_a.npy"), self.path("big_b.npy")
+        started = time.time()
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            total, differing = pool.apply(self.write_inputs, (a_path, b_path, rows, cols, big_row, big_col))
         self.assertGreater(os.path.getsize(a_path), 2 ** 31)
         generated = time.time()
-        got = self.compare_json(a_path, b_path)
+        # The program's own peak RSS, from wait4 on it alone. (RUSAGE_CHILDREN would take the
+        # largest child, and a child's peak includes its parent's at the fork or vfork: hence the
+        # writing in another process and a small parent.)
+        own_peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        with subprocess.Popen([SQDIFF, "compare", a_path, b_path, "--json"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) as proc:
+            stdout, stderr = proc.stdout.read(), proc.stderr.read()
+            _, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
         computed = time.time()
-        peak_rss_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         for path in (a_path, b_path):
             os.remove(path)
+        self.assertEqual(proc.returncode, 0, stderr)
+        got = json.loads(stdout)
         n = rows * cols
         self.assertEqual(got["elements"], n)
         self.assertEqual(got["sum_of_squares"], float(total))
         self.assertEqual(got["mse"], round_to_f64(Fraction(total, n)))
         self.assertEqual(got["max_abs_diff"], 255)
+        self.assertEqual(got["differing"], differing)
         self.assertEqual(got["max_abs_diff_index"], [big_row, big_col])
-        self.assertGreater(big_row * cols + big_col, 2 ** 31)
+        peak_rss_kib = usage.ru_maxrss
         self.assertLess(peak_rss_kib, 600 * 1024, "the program's peak resident set: %d KiB" % peak_rss_kib)
-        sys.stderr.write("generate %.1f s, sqdiff compare %.1f s, peak RSS %d MiB\n" % (
-            generated - started, computed - generated, peak_rss_kib // 1024))
+        sys.stderr.write("generate %.1f s, sqdiff compare %.1f s, its peak RSS %d MiB (this process's: %d MiB)\n" % (
+            generated - started, computed - generated, peak_rss_kib // 1024, own_peak_kib // 1024))
 
 
 # --- run --reduce --------------------------------------------------------------------------------
