@@ -139,14 +139,17 @@ std::string mismatch(std::size_t dim, const Dim& x, const Dim& y) {
   return "dimension " + std::to_string(dim) + " is " + format_dim(x) + " vs " + format_dim(y);
 }
 
-// Every shape the partial shape allows has more than INT64_MAX elements when
-// the product of the lower bounds already overflows (and none can be 0).
+// Element counts are counted as NumPy and the library count them: the product
+// of the non-zero dims must fit in int64, also when a 0 dim makes the shape
+// empty ([0,2^62,4] is refused). Every shape the partial shape allows breaks
+// that rule when the product of the non-zero lower bounds already overflows:
+// a dim that may be 0 is left out, any other is at least its lower bound.
 bool lower_bounds_overflow(const PartialShape& shape) {
   if (shape.dynamic_rank) return false;
   int64_t count = 1;
   bool overflow = false;
   for (const Dim& d : shape.dims) {
-    if (d.lo == 0) return false;
+    if (d.lo == 0) continue;
     overflow = overflow || __builtin_mul_overflow(count, d.lo, &count);
   }
   return overflow;

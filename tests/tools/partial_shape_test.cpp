@@ -158,6 +158,12 @@ TEST(PartialNumpy, ElementCountOverflow) {
   EXPECT_THROW(bcast("4294967296,4294967296", "1"), sqdiff::Error);
   EXPECT_EQ(bcast("4294967296,?", "1"), "[4294967296,?]");  // ? may be 0 or 1
   EXPECT_THROW(bcast("4294967296,1", "4294967296"), sqdiff::Error);
+  // Counted as NumPy and the library count: a 0 dim does not excuse the
+  // other dims' product (found by fuzz_partial_shape; [0,2^63-1,4] was "ok").
+  EXPECT_THROW(bcast("0,9223372036854775807,4", "1"), sqdiff::Error);
+  EXPECT_THROW(bcast("0,4611686018427387904", "4"), sqdiff::Error);
+  EXPECT_THROW(bcast("?,4294967296,4294967296", "1"), sqdiff::Error);
+  EXPECT_EQ(bcast("0,4611686018427387904", "1"), "[0,4611686018427387904]");
 }
 
 // --- SPEC section 5: none --------------------------------------------------
