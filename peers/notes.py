@@ -71,7 +71,7 @@ What the IR files show:
   ConvertSubtractWithConstant pass loses the pdpd axis, as ConvertSubtract does for Parameters
   (see the opset tables). `sqdiff ir` runs it.
 - **save_model files**: every SquaredDifference/Subtract layer OpenVINO writes is read, checked and
-  run by `sqdiff ir`; where OpenVINO runs the same file the results are identical, except u8
+  run by `sqdiff ir`, dynamic dims included (`-1` on ports, intervals in the Parameters' `shape`); where OpenVINO runs the same file the results are identical, except u8
   Subtract (OpenVINO saturates, outside pdpd) and the pdpd cases OpenVINO refuses, as in the
   opset tables. (`--random` data is small here: integer extremes are in the opset tables.)
 - **LayerNorm**: the shape check passes on both SquaredDifference/Subtract layers; a run is
