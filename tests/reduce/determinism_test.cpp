@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "kernels/kernel_table.hpp"
 #include "reduce/gmp_oracle.hpp"
 #include "reduce/reduce_test_support.hpp"
 
@@ -22,22 +21,6 @@ namespace {
 
 namespace gmp = sqdiff_test::gmp;
 using namespace sqdiff_test::reduce;
-
-// Forces one SIMD target for its lifetime.
-class TargetGuard {
- public:
-  explicit TargetGuard(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
-  ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
-  TargetGuard(const TargetGuard&) = delete;
-  TargetGuard& operator=(const TargetGuard&) = delete;
-};
-
-std::vector<int64_t> targets_to_run() {
-  std::vector<int64_t> r;
-  const int64_t mask = sqdiff::detail::compiled_targets() & hwy::SupportedTargets();
-  for (int64_t t = mask; t != 0; t &= t - 1) r.push_back(t & -t);
-  return r;
-}
 
 // A copy of a dense logical array in another layout.
 Array relaid(const Array& dense, const Layout& layout) {

@@ -75,41 +75,51 @@ GradientCase random_gradient_case(DType type, std::mt19937_64& rng) {
 }
 
 // Runs one case of squared_difference_backward (subtract = false) or
-// subtract_backward, with random layouts, against the oracle.
-void check_gradient_case(const GradientCase& c, bool subtract, std::mt19937_64& rng, const ValueMix& mix) {
+// subtract_backward, with random layouts, against the oracle, on each of
+// `targets` (0: the best one).
+void check_gradient_case(const GradientCase& c, bool subtract, std::mt19937_64& rng, const ValueMix& mix,
+                         const std::vector<int64_t>& targets = {0}) {
   const Shape shape = gmp::align(c.a_shape, c.b_shape, c.mode).shape;
   const Array a = random_array(c.type, c.a_shape, layout_of(kLayoutKinds[rng() % 6], c.a_shape, rng, true), rng, mix);
   const Array b = random_array(c.type, c.b_shape, layout_of(kLayoutKinds[rng() % 6], c.b_shape, rng, true), rng, mix);
   const Array g = random_array(c.type, shape, layout_of(kLayoutKinds[rng() % 6], shape, rng, true), rng, mix);
   const LayoutKind output_kinds[] = {LayoutKind::dense, LayoutKind::reversed, LayoutKind::gapped, LayoutKind::transposed};
-  Array grad_a = sentinel_array(c.type, c.a_shape, layout_of(output_kinds[rng() % 4], c.a_shape, rng, false));
-  Array grad_b = sentinel_array(c.type, c.b_shape, layout_of(output_kinds[rng() % 4], c.b_shape, rng, false));
-  const sqdiff::TensorView va = grad_a.mutable_view(), vb = grad_b.mutable_view();
-  sqdiff::Options options;
-  options.broadcast = c.mode;
-  options.threads = c.threads;
-  const std::string what = c.describe() + (subtract ? ", subtract_backward" : ", squared_difference_backward") +
-                           "; a " + text(a.layout) + ", b " + text(b.layout) + ", g " + text(g.layout) + ", grad_a " +
-                           text(grad_a.layout) + ", grad_b " + text(grad_b.layout);
-  if (subtract) {
-    sqdiff::subtract_backward(g.view(), c.want_a ? &va : nullptr, c.want_b ? &vb : nullptr, options);
-  } else {
-    sqdiff::squared_difference_backward(a.view(), b.view(), g.view(), c.want_a ? &va : nullptr, c.want_b ? &vb : nullptr,
-                                        options);
-  }
+  const Layout layout_a = layout_of(output_kinds[rng() % 4], c.a_shape, rng, false);
+  const Layout layout_b = layout_of(output_kinds[rng() % 4], c.b_shape, rng, false);
+  // subtract_backward: a skipped gradient's input has grad_out's shape.
+  const Shape a_shape = subtract && !c.want_a ? shape : c.a_shape;
+  const Shape b_shape = subtract && !c.want_b ? shape : c.b_shape;
+  std::vector<gmp::Expected> expected[2];
   for (int which = 0; which < 2; ++which) {
-    const Array& grad = which == 0 ? grad_a : grad_b;
-    if (!(which == 0 ? c.want_a : c.want_b)) {
-      EXPECT_TRUE(untouched(grad)) << what;
-      continue;
+    if (!(which == 0 ? c.want_a : c.want_b)) continue;
+    expected[which] = subtract ? gmp::subtract_gradient(g.input(), a_shape, b_shape, c.mode, which)
+                               : gmp::squared_difference_gradient(a.input(), b.input(), g.input(), c.mode, which);
+  }
+  for (const int64_t target : targets) {
+    const TargetGuard guard(target);
+    Array grad_a = sentinel_array(c.type, c.a_shape, layout_a);
+    Array grad_b = sentinel_array(c.type, c.b_shape, layout_b);
+    const sqdiff::TensorView va = grad_a.mutable_view(), vb = grad_b.mutable_view();
+    sqdiff::Options options;
+    options.broadcast = c.mode;
+    options.threads = c.threads;
+    const std::string what = c.describe() + (subtract ? ", subtract_backward" : ", squared_difference_backward") +
+                             "; a " + text(a.layout) + ", b " + text(b.layout) + ", g " + text(g.layout) + ", grad_a " +
+                             text(grad_a.layout) + ", grad_b " + text(grad_b.layout) + ", " + target_text(target);
+    if (subtract) {
+      sqdiff::subtract_backward(g.view(), c.want_a ? &va : nullptr, c.want_b ? &vb : nullptr, options);
+    } else {
+      sqdiff::squared_difference_backward(a.view(), b.view(), g.view(), c.want_a ? &va : nullptr,
+                                          c.want_b ? &vb : nullptr, options);
     }
-    // subtract_backward: a skipped gradient's input has grad_out's shape.
-    const Shape a_shape = subtract && !c.want_a ? shape : c.a_shape;
-    const Shape b_shape = subtract && !c.want_b ? shape : c.b_shape;
-    const std::vector<gmp::Expected> expected =
-        subtract ? gmp::subtract_gradient(g.input(), a_shape, b_shape, c.mode, which)
-                 : gmp::squared_difference_gradient(a.input(), b.input(), g.input(), c.mode, which);
-    ASSERT_TRUE(output_matches(grad, expected)) << (which == 0 ? "grad_a: " : "grad_b: ") << what;
+    for (int which = 0; which < 2; ++which) {
+      const Array& grad = which == 0 ? grad_a : grad_b;
+      if (!(which == 0 ? c.want_a : c.want_b)) {
+        EXPECT_TRUE(untouched(grad)) << what;
+        continue;
+      }
+      ASSERT_TRUE(output_matches(grad, expected[which])) << (which == 0 ? "grad_a: " : "grad_b: ") << what;
+    }
   }
 }
 
@@ -145,7 +155,8 @@ TEST_P(RandomGradients, EqualTheExactValueRoundedOnce) {
 INSTANTIATE_TEST_SUITE_P(EveryFloatType, RandomGradients, ::testing::ValuesIn(kFloatTypes), type_param_name);
 
 // Sizes the SIMD gradient kernels take: same shapes (one term per element),
-// a row vector and a column vector to sum over, a scalar.
+// a row vector and a column vector to sum over, a scalar; on every compiled
+// target the CPU has.
 TEST(Gradients, LargeCasesEqualTheOracle) {
   std::mt19937_64 rng(99);
   struct Large {
@@ -164,7 +175,7 @@ TEST(Gradients, LargeCasesEqualTheOracle) {
         ValueMix mix;
         mix.specials = 0.0005;
         mix.extremes = 0.02;
-        check_gradient_case(c, subtract, rng, mix);
+        check_gradient_case(c, subtract, rng, mix, targets_to_run());
       }
     }
   }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 
 #include <algorithm>
 #include <bit>
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/kernel_table.hpp"
 #include "reduce/gmp_oracle.hpp"
 #include "sqdiff/sqdiff.hpp"
 
@@ -45,6 +47,33 @@ inline std::vector<DType> output_types(DType input, bool mean) {
       return {gmp::is_signed_integer(input) ? DType::i64 : DType::u64, DType::f64};
   }
 }
+
+// Forces one SIMD target (hwy::SetSupportedTargetsForTest) for its lifetime;
+// 0 forces nothing (the best target runs).
+class TargetGuard {
+ public:
+  explicit TargetGuard(int64_t target) : forced_(target != 0) {
+    if (forced_) hwy::SetSupportedTargetsForTest(target);
+  }
+  ~TargetGuard() {
+    if (forced_) hwy::SetSupportedTargetsForTest(0);
+  }
+  TargetGuard(const TargetGuard&) = delete;
+  TargetGuard& operator=(const TargetGuard&) = delete;
+
+ private:
+  bool forced_;
+};
+
+// Every SIMD target compiled into the library that this CPU has.
+inline std::vector<int64_t> targets_to_run() {
+  std::vector<int64_t> r;
+  const int64_t mask = sqdiff::detail::compiled_targets() & hwy::SupportedTargets();
+  for (int64_t t = mask; t != 0; t &= t - 1) r.push_back(t & -t);
+  return r;
+}
+
+inline std::string target_text(int64_t target) { return target == 0 ? "best target" : hwy::TargetName(target); }
 
 // Names parameterised tests by their dtype.
 inline std::string type_param_name(const ::testing::TestParamInfo<DType>& param) {

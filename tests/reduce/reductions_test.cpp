@@ -143,8 +143,25 @@ TEST_P(RandomReductions, EqualTheExactValueRoundedOnce) {
 
 INSTANTIATE_TEST_SUITE_P(EveryInputType, RandomReductions, ::testing::ValuesIn(kAllTypes), type_param_name);
 
-// The layouts the fast paths specialise, big enough to take them: the
-// oracle's bits, and the fast path's own counter shows it rounded outputs.
+// Float cases again on every compiled SIMD target this CPU has (the test
+// above runs the best one): each target has its own kernels.
+TEST(RandomReductionsEveryTarget, EqualTheExactValueRoundedOnce) {
+  for (const int64_t target : targets_to_run()) {
+    const TargetGuard guard(target);
+    for (const DType t : kFloatTypes) {
+      std::mt19937_64 rng(7000 + static_cast<int>(t));
+      for (int i = 0; i < 60; ++i) {
+        SCOPED_TRACE(target_text(target) + ", case " + std::to_string(i));
+        check_case(random_case(t, rng), rng);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+// The layouts the fast paths specialise, big enough to take them, on every
+// compiled target: the oracle's bits, and the fast path's own counter shows
+// it rounded outputs.
 struct FastShape {
   const char* name;
   Shape a, b;
@@ -174,7 +191,9 @@ TEST_P(FastPathShapes, EqualTheOracle) {
       const gmp::ExactReduction exact = gmp::exact_reduction(a.input(), b.input(), {}, s.axes, false);
       for (const bool mean : {false, true}) {
         for (const DType out_type : output_types(type, mean)) {
-          for (const int threads : {1, 2}) {
+          for (const int64_t target : targets_to_run()) {
+            const TargetGuard guard(target);
+            const int threads = target == targets_to_run().front() ? 2 : 1;
             Array out = sentinel_array(out_type, exact.out_shape, dense_layout(exact.out_shape));
             sqdiff::ReduceOptions options;
             options.axes = s.axes;
@@ -186,7 +205,7 @@ TEST_P(FastPathShapes, EqualTheOracle) {
             const std::string what = std::string(s.name) + " " + text(a.layout) + ", " +
                                      std::string(sqdiff::dtype_name(type)) + " -> " +
                                      std::string(sqdiff::dtype_name(out_type)) + (mean ? " mean" : " sum") + ", " +
-                                     std::to_string(threads) + " threads";
+                                     std::to_string(threads) + " threads, " + target_text(target);
             const std::vector<gmp::Expected> expected = gmp::round_reduction(exact, mean, out_type);
             if (any_error(expected)) {  // integer extremes: a sum beyond i64 / u64
               EXPECT_THROW(run(), sqdiff::Error) << what;
