@@ -7,7 +7,8 @@
 //    below the smallest subnormal, and the one between the largest finite
 //    value and infinity; for every float input type and float output type,
 //    sums and means (over 2^k elements), as one long row, as rows of a
-//    matrix and as its columns, so that they run through the fast paths;
+//    matrix and as its columns, so that they run through the fast paths
+//    (the rows alone on every compiled SIMD target);
 //  - huge and tiny magnitudes together, f16 squares beyond f16, subnormals,
 //    NaN and infinities at random places, -0;
 //  - integer extremes (u64 max vs 0, i64 min vs max), sums exactly at the
@@ -199,10 +200,13 @@ void check_constructions(DType t, DType o, bool mean, const std::vector<Construc
     const gmp::Expected oracle =
         gmp::round_reduction(gmp::exact_reduction(a.input(), b.input(), {}, std::nullopt, false), mean, o)[0];
     ASSERT_EQ(oracle.bits, c.expected) << "the oracle disagrees with the construction: " << c.what;
-    for (const int threads : {1, 2}) {
-      Array out = sentinel_array(o, {}, dense_layout({}));
-      reduce(a, b, out, mean, std::nullopt, threads);
-      EXPECT_TRUE(output_matches(out, {oracle})) << c.what << ", " << threads << " threads";
+    for (const int64_t target : targets_to_run()) {  // each target's kernels and bounds
+      const TargetGuard guard(target);
+      for (const int threads : {1, 2}) {
+        Array out = sentinel_array(o, {}, dense_layout({}));
+        reduce(a, b, out, mean, std::nullopt, threads);
+        EXPECT_TRUE(output_matches(out, {oracle})) << c.what << ", " << threads << " threads, " << target_text(target);
+      }
     }
   }
   // Rows of a matrix, and the same matrix transposed (columns).
