@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <memory>
 
+#include "chunk_plan.hpp"
 #include "cli_checks.hpp"
 #include "input_pair.hpp"
 #include "npy.hpp"
@@ -78,42 +79,26 @@ void run_npy(const RunRequest& request) {
     op(ConstTensorView{a.data(), dtype, out_shape, a_strides}, ConstTensorView{b.data(), dtype, out_shape, b_strides},
        TensorView{out, dtype, out_shape, out_strides}, options);
   } else {
-    // Split at the outermost dim `d` whose slices (one index of d) fit in a
-    // chunk; iterate over the indices of dims 0..d-1 and blocks of dim d.
-    std::size_t d = 0;
-    while (d + 1 < rank && product(out_shape, d + 1, rank) > chunk_elements) ++d;
-    const int64_t slice = product(out_shape, d + 1, rank);
-    const int64_t block = std::max<int64_t>(1, chunk_elements / slice);
-    const int64_t prefixes = product(out_shape, 0, d);
-    Shape index(d, 0);  // multi-index over dims 0..d-1
-    int64_t done = 0;
-    for (int64_t p = 0; p < prefixes; ++p) {
-      int64_t base_a = 0, base_b = 0, base_out = 0;
-      for (std::size_t k = 0; k < d; ++k) {
-        base_a += index[k] * a_strides[k];
-        base_b += index[k] * b_strides[k];
-        base_out += index[k] * out_strides[k];
+    // Chunks of consecutive output elements (chunk_plan.hpp), in order, as a
+    // written-through output (a pipe) needs them.
+    const ChunkPlan plan(out_shape, chunk_elements);
+    const std::size_t d = plan.split_dim();
+    const auto tail = [&](const Shape& s) { return Shape(s.begin() + static_cast<std::ptrdiff_t>(d), s.end()); };
+    const Shape a_tail = tail(a_strides), b_tail = tail(b_strides), out_tail = tail(out_strides);
+    for (int64_t k = 0; k < plan.chunk_count(); ++k) {
+      const Chunk chunk = plan.chunk(k);
+      int64_t base_a = 0, base_b = 0;
+      for (std::size_t i = 0; i < rank; ++i) {
+        base_a += chunk.start[i] * a_strides[i];
+        base_b += chunk.start[i] * b_strides[i];
       }
-      for (int64_t row = 0; row < out_shape[d]; row += block) {
-        const int64_t rows = std::min(block, out_shape[d] - row);
-        Shape shape(out_shape.begin() + static_cast<std::ptrdiff_t>(d), out_shape.end());
-        shape[0] = rows;
-        const auto tail = [&](const Shape& s) { return Shape(s.begin() + static_cast<std::ptrdiff_t>(d), s.end()); };
-        const ConstTensorView av{element(a.data(), base_a + row * a_strides[d], item), dtype, shape, tail(a_strides)};
-        const ConstTensorView bv{element(b.data(), base_b + row * b_strides[d], item), dtype, shape, tail(b_strides)};
-        // The chunks cover the dense output in order, as a written-through
-        // output (a pipe) needs them.
-        const int64_t out_offset = (base_out + row * out_strides[d]) * static_cast<int64_t>(item);
-        const TensorView ov{writer.region(out_offset, rows * slice * static_cast<int64_t>(item)), dtype, shape,
-                            tail(out_strides)};
-        op(av, bv, ov, options);
-        done += rows * slice;
-        progress.update(done * static_cast<int64_t>(item));
-      }
-      for (std::size_t k = d; k-- > 0;) {  // next prefix index, last dim fastest
-        if (++index[k] < out_shape[k]) break;
-        index[k] = 0;
-      }
+      const ConstTensorView av{element(a.data(), base_a, item), dtype, chunk.shape, a_tail};
+      const ConstTensorView bv{element(b.data(), base_b, item), dtype, chunk.shape, b_tail};
+      const int64_t item_bytes = static_cast<int64_t>(item);
+      const TensorView ov{writer.region(chunk.first * item_bytes, chunk.elements * item_bytes), dtype, chunk.shape,
+                          out_tail};
+      op(av, bv, ov, options);
+      progress.update((chunk.first + chunk.elements) * item_bytes);
     }
   }
   progress.finish();
