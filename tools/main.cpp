@@ -25,7 +25,8 @@ std::string version_text() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"sqdiff: squared difference and subtraction of .npy arrays, broadcast shapes, OpenVINO IR models",
+  CLI::App app{"sqdiff: squared difference and subtraction of .npy arrays, their comparison, broadcast shapes, "
+               "OpenVINO IR models",
                "sqdiff"};
   app.set_version_flag("--version", std::function<std::string()>(version_text),
                        "Print the version and the active SIMD target, then exit");
@@ -41,11 +42,12 @@ int main(int argc, char** argv) {
       "  $ sqdiff shape 8,1,6,1 7,1,5\n"
       "  [8,7,6,5]\n"
       "  $ sqdiff run --op squared_difference a.npy b.npy -o out.npy\n"
+      "  $ sqdiff compare a.npy b.npy --json\n"
       "  $ sqdiff --version\n"
       "\n"
       "Run `sqdiff SUBCOMMAND --help` for each subcommand's options and examples.\n"
       "Negative option values are written --axis=-2. Errors go to stderr; the exit status is\n"
-      "0 on success, 1 when the job fails, 2 for a command-line mistake.");
+      "0 on success, 1 when the job fails, 2 for a command-line mistake (3: compare --fail-above).");
   sqdiff::tools::register_run_command(app);
   sqdiff::tools::register_compare_command(app);
   sqdiff::tools::register_shape_command(app);
