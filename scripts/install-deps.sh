@@ -13,11 +13,17 @@ packages=(
   build-essential
   cmake
   ninja-build
+  clang-14            # the fuzzers (fuzz/, scripts/fuzz.sh): libFuzzer comes with clang
+  libclang-rt-14-dev  # libFuzzer's and the sanitizers' runtimes for clang
+  llvm-14             # llvm-symbolizer: file and line in the fuzzers' reports
   libhwy-dev
   libgtest-dev
   googletest
   libbenchmark-dev
   libeigen3-dev
+  libxnnpack-dev     # XNNPACK, an in-run peer of the C++ bench (bench/xnnpack_peer.cpp)
+  libpthreadpool-dev # pthreadpool.h: XNNPACK runs its operators on a pthreadpool
+  libdnnl-dev        # oneDNN, an in-run peer of the C++ bench (bench/onednn_peer.cpp)
   libcli11-dev
   libpugixml-dev
   libgmp-dev
