@@ -16,8 +16,9 @@ void squared_difference_backward(const ConstTensorView& a, const ConstTensorView
 
 // grad_a = sum_to(grad_out, shape of a), grad_b = sum_to(-grad_out, shape of
 // b). The shapes of a and b are those of grad_a and grad_b; a skipped
-// (null) gradient's input is taken to have grad_out's shape, and grad_out
-// must have the broadcast shape of the two.
+// (null) gradient's input is taken to have grad_out's shape (b in pdpd: a
+// scalar, which fits every axis), and grad_out must have the broadcast
+// shape of the two.
 void subtract_backward(const ConstTensorView& grad_out, const TensorView* grad_a, const TensorView* grad_b,
                        const Options& options = {});
 

@@ -312,9 +312,12 @@ std::array<ReduceCall, 2> validate_subtract_backward(const ConstTensorView& grad
   if (grad_b != nullptr) types.emplace_back("grad_b", grad_b->dtype);
   check_float_types(op, types);
   check_threads(op, options.threads);
-  // A skipped gradient's input is taken to have grad_out's shape.
+  // A skipped gradient's input is taken to have a shape that broadcasts to
+  // grad_out's in every alignment: grad_out's own, except b in pdpd, whose
+  // window at a non-default axis cannot have a's rank (a scalar fits any).
+  const bool scalar_b = options.broadcast.kind == BroadcastKind::pdpd;
   const Shape shape_a = grad_a != nullptr ? grad_a->shape : grad_out.shape;
-  const Shape shape_b = grad_b != nullptr ? grad_b->shape : grad_out.shape;
+  const Shape shape_b = grad_b != nullptr ? grad_b->shape : (scalar_b ? Shape{} : grad_out.shape);
   DimVector shape;
   broadcast_dims(op, shape_a, shape_b, options.broadcast, shape);
   if (!(shape == std::span<const int64_t>(grad_out.shape))) {
