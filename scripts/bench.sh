@@ -8,6 +8,10 @@
 #                                    build-bench/bench-filtered.{json,md}, docs/ is left alone
 #   scripts/bench.sh ... -- ARGS     extra arguments for sqdiff_bench (Google Benchmark's, and
 #                                    --sqdiff_budget=S, --sqdiff_min_rounds=N, --sqdiff_samples=N)
+#   scripts/bench.sh --reductions-only
+#                                    only the reduce/ and grad/ cases (issue 13); writes just the
+#                                    "Reductions and gradients" section of docs/PERFORMANCE.md
+#                                    (perf_table.py --reductions-into), the rest of the page is kept
 #   scripts/bench.sh --python        also builds the NumPy binding and runs the Python peers
 #                                    (bench/python/bench_reductions.py: NumPy, PyTorch, SciPy) twice:
 #                                    with Debian's /usr/bin/python3 (python3-torch, python3-scipy) and
@@ -26,6 +30,7 @@ budget=0.6
 min_rounds=5
 filter=""
 with_python=OFF
+reductions_only=0
 extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -33,8 +38,9 @@ while [[ $# -gt 0 ]]; do
     --filter) filter="$2"; shift 2 ;;
     --filter=*) filter="${1#--filter=}"; shift ;;
     --python) with_python=ON; shift ;;
+    --reductions-only) reductions_only=1; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -42,7 +48,11 @@ done
 build_dir=build-bench
 results="$build_dir/bench-results.json"
 output=docs/PERFORMANCE.md
-if [[ -n "$filter" ]]; then
+if [[ "$reductions_only" == 1 ]]; then
+  [[ -z "$filter" ]] || { echo "bench.sh: --reductions-only and --filter do not go together" >&2; exit 2; }
+  filter='^(reduce|grad)/'
+  results="$build_dir/bench-reductions.json"
+elif [[ -n "$filter" ]]; then
   results="$build_dir/bench-filtered.json"
   output="$build_dir/bench-filtered.md"
 fi
@@ -65,7 +75,11 @@ run cmake --build "$build_dir" --parallel 2 --target sqdiff_bench
 
 command_text="scripts/bench.sh"
 [[ "$mode" == quick ]] && command_text+=" --quick"
-[[ -n "$filter" ]] && command_text+=" --filter '$filter'"
+if [[ "$reductions_only" == 1 ]]; then
+  command_text+=" --reductions-only"
+elif [[ -n "$filter" ]]; then
+  command_text+=" --filter '$filter'"
+fi
 [[ "$with_python" == ON ]] && command_text+=" --python"
 git_rev="$(git describe --always --dirty 2>/dev/null || echo unknown)"
 
@@ -82,6 +96,7 @@ run "$build_dir/bench/sqdiff_bench" "${bench_args[@]}" "${extra[@]}"
 echo "bench.sh: benchmark run took $((SECONDS - start)) s"
 
 table_args=("$results" --output "$output")
+[[ "$reductions_only" == 1 ]] && table_args=("$results" --reductions-into "$output")
 if [[ "$with_python" == ON ]]; then
   venv="$build_dir/venv-python"
   if [[ ! -x "$venv/bin/python" ]]; then

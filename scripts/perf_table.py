@@ -143,6 +143,9 @@ def parse_args():
     parser.add_argument("results", help="JSON written by sqdiff_bench --benchmark_out=FILE")
     parser.add_argument("--python", action="append", default=[],
                         help="JSON written by bench/python/bench_reductions.py --json FILE (repeatable)")
+    parser.add_argument("--reductions-into", metavar="PAGE",
+                        help="write only the 'Reductions and gradients' section, into this existing page "
+                             "(for a run of the reduce/ and grad/ cases alone)")
     parser.add_argument("--output", "-o", default="-", help="markdown file to write (default: stdout)")
     return parser.parse_args()
 
@@ -388,6 +391,9 @@ def reduce_table(rows):
         ratio = f"{fmt_ratio(r, digits)} ({loop})" if r is not None else "—"
         if row.get("r_fma_f64") is not None:
             ratio += f"; {fmt_ratio(row['r_fma_f64'], digits)} of the f64 FMA peak"
+        if row.get("r_gradient") is not None and row["labels"].get("bound") != "gradient":
+            # sqdiff's gradient stores as the plain loop does (each store first reads its line).
+            ratio += f"; {fmt_ratio(row['r_gradient'])} of the loop with ordinary stores"
         target = reduce_target_of(row["name"])
         m = None if target is None or r is None else r >= target
         vs = row.get("vs_eigen")
@@ -469,7 +475,7 @@ def python_section(path):
            f"Measured by `bench/python/bench_reductions.py` ({ctx['rounds']} rounds, best of 3 samples per round, "
            f"ratios per round, medians; {ctx['date']}, load {ctx['load1_start']:.1f} to {ctx['load1_end']:.1f}): "
            f"Python {ctx['python']}, NumPy {ctx['numpy']} with {ctx.get('blas', 'an unrecorded BLAS')}, PyTorch {ctx['torch']} "
-           f"({ctx.get('torch_threads')} threads), SciPy {ctx['scipy']}. *Peer / sqdiff* is the peer's time over "
+           f"({ctx.get('torch_threads')} thread{'' if ctx.get('torch_threads') == 1 else 's'}), SciPy {ctx['scipy']}. *Peer / sqdiff* is the peer's time over "
            "sqdiff's (default threads) in the same round: above 1, sqdiff is faster. Errors are relative to an f64 "
            "reference.\n"]
     for r in data["results"]:
@@ -610,10 +616,55 @@ def observations(rows):
     return "\n".join(notes) if notes else "- none"
 
 
+REDUCE_HEADING = "## Reductions and gradients\n"
+
+
+def reductions_section(ctx, rows, python_paths, separate_run):
+    """The "Reductions and gradients" section, or "" without such rows. A
+    section written into a page generated from another run names its own."""
+    reductions = sorted((r for r in rows if r["name"].startswith(("reduce/", "grad/"))), key=lambda r: r["name"])
+    if not reductions and not python_paths:
+        return ""
+    out = [REDUCE_HEADING]
+    if separate_run:
+        load_avg = ctx.get("load_avg")
+        out.append(f"This section comes from a run of its own (`{ctx.get('command', 'sqdiff_bench')}`, "
+                   f"{ctx.get('date', '?')}, {ctx.get('cpu_model', '?')}, {ctx.get('num_cpus', '?')} cores, load at "
+                   f"start {load_avg[0] if load_avg else float('nan'):.1f}, commit {ctx.get('git', '?')}), written into "
+                   "the page by `scripts/perf_table.py --reductions-into`; the sections above come from the run "
+                   "described at the top.\n")
+    out.append(REDUCE_METHOD)
+    if reductions:
+        out.append("Targets (issue 13):\n")
+        out.append(reduce_targets_section(reductions) + "\n")
+        out.append(reduce_table(reductions) + "\n")
+    for path in python_paths:
+        out.append(python_section(path))
+    return "\n".join(out)
+
+
+def replace_section(page, section):
+    """`page` with its reductions section replaced by `section` (inserted
+    before "## Method" when it has none)."""
+    start = page.find(REDUCE_HEADING)
+    if start < 0:
+        start = end = page.index("## Method\n")
+    else:
+        following = page.find("\n## ", start + len(REDUCE_HEADING))
+        end = len(page) if following < 0 else following + 1
+    return page[:start] + section + "\n" + page[end:]
+
+
 def main():
     args = parse_args()
     ctx, rows = load(args.results)
     rows.sort(key=sort_key)
+    if args.reductions_into:
+        with open(args.reductions_into, encoding="utf-8") as f:
+            page = f.read()
+        with open(args.reductions_into, "w", encoding="utf-8") as f:
+            f.write(replace_section(page, reductions_section(ctx, rows, args.python, separate_run=True)))
+        return
     same = [r for r in rows if r["name"].startswith("same/")]
     bcast = [r for r in rows if r["name"].startswith("bcast/")]
     small = [r for r in rows if r["name"].startswith("small/")]
@@ -673,15 +724,9 @@ def main():
                "time; *ratio to bound* is bound time over sqdiff's time, median of per-round ratios (1.00 = at the "
                "bound), with the loop that set the bound; *Eigen / bound* is the same for Eigen; *vs Eigen* is "
                "Eigen's time over sqdiff's; *load* is the 1-minute load average when the benchmark finished.\n")
-    reductions = sorted((r for r in rows if r["name"].startswith(("reduce/", "grad/"))), key=lambda r: r["name"])
-    if reductions:
-        out.append("## Reductions and gradients\n")
-        out.append(REDUCE_METHOD)
-        out.append("Targets (issue 13):\n")
-        out.append(reduce_targets_section(reductions) + "\n")
-        out.append(reduce_table(reductions) + "\n")
-    for path in args.python:
-        out.append(python_section(path))
+    section = reductions_section(ctx, rows, args.python, separate_run=False)
+    if section:
+        out.append(section)
     out.append(METHOD)
     out.append("## Reading the raw output\n")
     out.append("`build-bench/bench-results.json` (written by `scripts/bench.sh`) holds every counter: `r_bound`, "
