@@ -386,7 +386,8 @@ void run_gradients(std::string_view /*op*/, const std::array<ReduceCall, 2>& cal
   for (std::size_t k = 0; k < 2; ++k) {
     const ReduceCall& call = calls[k];
     const std::size_t size = dtype_size(call.output);
-    DimWalker walk(make_reduce_plan(call).kept());
+    const std::vector<ReduceDim> kept = make_reduce_plan(call).kept();  // the walker holds a reference
+    DimWalker walk(kept);
     for (int64_t ordinal = 0; ordinal < call.outputs; ++ordinal) {
       std::memcpy(call.out + walk.out_offset() * static_cast<int64_t>(size),
                   storage[k].data() + static_cast<std::size_t>(ordinal) * size, size);

@@ -34,6 +34,8 @@ ReducePlan make_reduce_plan(const ReduceCall& call);
 class DimWalker {
  public:
   explicit DimWalker(const std::vector<ReduceDim>& dims) : dims_(dims), index_(dims.size(), 0) {}
+  // It keeps a reference to the dims: a temporary would dangle.
+  explicit DimWalker(std::vector<ReduceDim>&&) = delete;
   // Moves to the next position; false after the last one (offsets back at 0).
   bool next() {
     for (std::size_t d = dims_.size(); d-- > 0;) {
