@@ -350,8 +350,10 @@ def _combine_states(states, axis, keepdims, *, input_dtype):
     return total
 
 
-def _finish_states(states, *, input_dtype, count, mean, out_dtype, squeeze):
-    """The last task of each output block: the states rounded once."""
+def _finish_states(states, *, input_dtype, count, mean, out_dtype, squeeze, result_dtype):
+    """The last task of each output block: the states rounded once, as `result_dtype`
+    (the eager function's: ml_dtypes.bfloat16 for such inputs, whose states
+    finish as uint16 bits)."""
     shape = tuple(d for i, d in enumerate(states.shape[:-1]) if i not in squeeze)
     # Rounded as one row of states (or one state): the library wants its
     # output dense with exact strides, which the binding gives size-1 dims as 0.
@@ -359,6 +361,8 @@ def _finish_states(states, *, input_dtype, count, mean, out_dtype, squeeze):
     outputs = states.size // words
     row = states.reshape((outputs, words) if outputs != 1 else (words,))
     result = _sqdiff._finish_partial_sums(input_dtype, row, count, mean=mean, out_dtype=out_dtype)
+    if result.dtype != result_dtype:
+        result = result.view(result_dtype)
     return result.reshape(shape)
 
 
@@ -396,6 +400,7 @@ def _reduction(op, a, b, axis, keepdims, dtype, broadcast, broadcast_axis, threa
     out_rank = rank - len(squeeze)
     return states.map_blocks(
         _finish_states, input_dtype=input_dtype, count=count, mean=mean, out_dtype=out_dtype, squeeze=squeeze,
+        result_dtype=one.dtype,
         drop_axis=list(squeeze) + [rank], dtype=one.dtype, meta=_np.empty((0,) * out_rank, dtype=one.dtype),
         token=f"sqdiff-{op}")
 

@@ -488,3 +488,30 @@ def test_graphs_pickle_and_run_in_a_fresh_interpreter():
                              timeout=120)
         assert run.returncode == 0, run.stderr.decode()
         assert_same_bits(pickle.loads(run.stdout), wants[name], "float32", what=name)
+
+
+def test_ml_dtypes_bfloat16_arrays_equal_the_bits_path():
+    """bfloat16 as a dtype (ml_dtypes, requirements/test.txt): the same bits as the
+    eager functions and as the uint16-bits path with dtype="bfloat16"."""
+    import ml_dtypes
+
+    rng = np.random.default_rng(3)
+    bits_a = random_values(rng, "bfloat16", (6, 5))
+    bits_b = random_values(rng, "bfloat16", (5,))
+    a, b = bits_a.view(ml_dtypes.bfloat16), bits_b.view(ml_dtypes.bfloat16)
+    for op in OPS:
+        got = getattr(sd, op)(da.from_array(a, chunks=(4, 2)), b).compute()
+        assert got.dtype == np.dtype(ml_dtypes.bfloat16)
+        assert_same_bits(got.view(np.uint16), getattr(sqdiff, op)(a, b).view(np.uint16), "bfloat16", what=op)
+        bits = getattr(sd, op)(da.from_array(bits_a, chunks=3), bits_b, dtype="bfloat16").compute()
+        assert_same_bits(got.view(np.uint16), bits, "bfloat16", what=f"{op} against the bits path")
+    a, b = sum_sensitive_values(rng, "bfloat16", (6, 5)), sum_sensitive_values(rng, "bfloat16", (5,))
+    for op in REDUCTIONS:
+        for axis in (None, 0, 1):
+            got = getattr(sd, op)(da.from_array(a.view(ml_dtypes.bfloat16), chunks=(4, 2)),
+                                  b.view(ml_dtypes.bfloat16), axis, split_every=2).compute()
+            want = getattr(sqdiff, op)(a.view(ml_dtypes.bfloat16), b.view(ml_dtypes.bfloat16), axis)
+            assert got.dtype == want.dtype == np.dtype(ml_dtypes.bfloat16), (got.dtype, want.dtype)
+            assert_same_bits(got.view(np.uint16), want.view(np.uint16), "bfloat16", what=f"{op} axis={axis}")
+            bits = getattr(sd, op)(da.from_array(a, chunks=3), b, axis, dtype="bfloat16").compute()
+            assert_same_bits(got.view(np.uint16), bits, "bfloat16", what=f"{op} axis={axis} bits path")
