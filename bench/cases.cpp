@@ -20,6 +20,7 @@
 #include "buffers.hpp"
 #include "case_support.hpp"
 #include "conversion_floor.hpp"
+#include "dense_peers.hpp"
 #include "eigen_peer.hpp"
 #include "measure.hpp"
 #include "pair_runner.hpp"
@@ -118,6 +119,12 @@ void same_shape(benchmark::State& state, eigen_peer::Op op, DType dtype, int64_t
         "eigen", Role::peer, [=] { eigen_peer::same_shape(op, dtype, buf.a, buf.b, out_data, n, threads); },
         threads));
   }
+  if (dtype == DType::f32) {
+    add_dense_peers(contenders,
+                    op == eigen_peer::Op::squared_difference ? PeerOp::squared_difference : PeerOp::subtract, {n},
+                    reinterpret_cast<const float*>(buf.a), {n}, reinterpret_cast<const float*>(buf.b),
+                    reinterpret_cast<float*>(out_data), threads);
+  }
 
   CaseInfo info;
   info.bytes = case_bytes;
@@ -197,6 +204,7 @@ void broadcast(benchmark::State& state, const BroadcastCase& c, int threads) {
     case View::strided: peer_call = [=] { eigen_peer::strided(a_f, kStride, b_f, out_f, n_out, threads); }; break;
   }
   contenders.push_back(library_contender("eigen", Role::peer, std::move(peer_call), threads));
+  if (c.view == View::dense) add_dense_peers(contenders, PeerOp::squared_difference, c.a, a_f, c.b, b_f, out_f, threads);
 
   CaseInfo info;
   info.bytes = case_bytes;

@@ -21,6 +21,8 @@
 
 #include "cases.hpp"
 #include "eigen_peer.hpp"
+#include "onednn_peer.hpp"
+#include "xnnpack_peer.hpp"
 #include "measure.hpp"
 #include "reduce_cases.hpp"
 
@@ -83,6 +85,8 @@ void add_context() {
   benchmark::AddCustomContext("sqdiff_simd_target", sqdiff::active_simd_target());
   benchmark::AddCustomContext("sqdiff_build_type", SQDIFF_LIBRARY_BUILD_TYPE);
   benchmark::AddCustomContext("eigen_version", sqdiff_bench::eigen_peer::version());
+  benchmark::AddCustomContext("xnnpack_version", sqdiff_bench::xnnpack_peer::version());
+  benchmark::AddCustomContext("onednn_version", sqdiff_bench::onednn_peer::version());
   benchmark::AddCustomContext("compiler", "GCC-compatible " __VERSION__);
   benchmark::AddCustomContext("bench_cxx_flags", SQDIFF_BENCH_CXX_FLAGS);
   benchmark::AddCustomContext("google_benchmark_version", SQDIFF_BENCH_GBENCH_VERSION);

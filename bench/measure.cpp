@@ -169,13 +169,13 @@ Measurement measure(const std::vector<Contender>& contenders) {
 void report(benchmark::State& state, const std::vector<Contender>& contenders, const Measurement& m,
             const CaseInfo& info) {
   std::size_t subject = contenders.size();
-  std::optional<std::size_t> peer;
+  std::vector<std::size_t> peers;
   std::vector<std::size_t> bounds;
   std::vector<std::size_t> references;
   for (std::size_t i = 0; i < contenders.size(); ++i) {
     switch (contenders[i].role) {
       case Role::subject: subject = i; break;
-      case Role::peer: peer = i; break;
+      case Role::peer: peers.push_back(i); break;
       case Role::bound: bounds.push_back(i); break;
       case Role::reference: references.push_back(i); break;
     }
@@ -200,9 +200,13 @@ void report(benchmark::State& state, const std::vector<Contender>& contenders, c
     counters["GBps"] = info.bytes / subject_median;  // bytes per ns = GB/s
   }
   if (contenders[subject].quiesce) counters["spin_after_ms"] = median(m.spin_ms[subject]);
-  if (peer && contenders[*peer].quiesce) counters["eigen_spin_after_ms"] = median(m.spin_ms[*peer]);
+  for (std::size_t p : peers) {
+    if (contenders[p].quiesce) counters[contenders[p].name + "_spin_after_ms"] = median(m.spin_ms[p]);
+  }
   if (contenders[subject].prime) counters["cold_call_ns"] = median(m.cold_ns[subject]);
-  if (peer && contenders[*peer].prime) counters["eigen_cold_call_ns"] = median(m.cold_ns[*peer]);
+  for (std::size_t p : peers) {
+    if (contenders[p].prime) counters[contenders[p].name + "_cold_call_ns"] = median(m.cold_ns[p]);
+  }
   counters["load1"] = load_average();
   if (info.target) counters["target"] = *info.target;
   if (info.target_ns) counters["target_ns"] = *info.target_ns;
@@ -237,9 +241,9 @@ void report(benchmark::State& state, const std::vector<Contender>& contenders, c
     const auto winner = std::max_element(wins.begin(), wins.end(),
                                          [](const auto& x, const auto& y) { return x.second < y.second; });
     label += "bound=" + winner->first;
-    if (peer) {
-      for (std::size_t r = 0; r < rounds; ++r) ratio[r] = bound_ns[r] / m.ns[*peer][r];
-      counters["eigen_r_bound"] = median(ratio);
+    for (std::size_t p : peers) {
+      for (std::size_t r = 0; r < rounds; ++r) ratio[r] = bound_ns[r] / m.ns[p][r];
+      counters[contenders[p].name + "_r_bound"] = median(ratio);
     }
   }
   for (std::size_t i : references) {
@@ -247,13 +251,14 @@ void report(benchmark::State& state, const std::vector<Contender>& contenders, c
     for (std::size_t r = 0; r < rounds; ++r) ratio[r] = m.ns[i][r] / subject_ns[r];
     counters["r_" + contenders[i].name] = median(ratio);
   }
-  if (peer) {
+  for (std::size_t p : peers) {
+    const std::string& name = contenders[p].name;
     std::vector<double> ratio(rounds);
-    for (std::size_t r = 0; r < rounds; ++r) ratio[r] = m.ns[*peer][r] / subject_ns[r];
-    counters["vs_eigen"] = median(ratio);
-    counters["eigen_ns"] = median(m.ns[*peer]);
+    for (std::size_t r = 0; r < rounds; ++r) ratio[r] = m.ns[p][r] / subject_ns[r];
+    counters["vs_" + name] = median(ratio);
+    counters[name + "_ns"] = median(m.ns[p]);
     if (!label.empty()) label += ' ';
-    label += "eigen=" + info.peer_note;
+    label += name + "=" + (contenders[p].note.empty() ? info.peer_note : contenders[p].note);
   }
   state.SetLabel(label);
 }

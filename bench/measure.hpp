@@ -35,7 +35,8 @@ struct Settings {
 Settings& settings();
 
 // subject: sqdiff. bound: a loop that moves the case's bytes (the fastest of a
-// round is the bound). peer: Eigen. reference: a loop that does the case's
+// round is the bound). peer: Eigen, XNNPACK, oneDNN (each reported under its
+// name: vs_<name>, <name>_ns, <name>_r_bound). reference: a loop that does the case's
 // least arithmetic (conversion_floor.hpp), reported as r_<name> on its own.
 enum class Role { subject, bound, peer, reference };
 
@@ -63,6 +64,8 @@ struct Contender {
   // A bound loop's time is multiplied by this to give the bound for the
   // case's bytes: case bytes / bytes the loop moves.
   double scale = 1.0;
+  // A peer's "how", for the label (empty: CaseInfo::peer_note).
+  std::string note = {};
 };
 
 struct Measurement {
@@ -85,7 +88,7 @@ struct CaseInfo {
 };
 
 // Sets the benchmark's time (median ns per call of the subject), its counters
-// (GBps, r_bound, r_<loop>, vs_eigen, eigen_r_bound, ...) and its label.
+// (GBps, r_bound, r_<loop>, vs_eigen, eigen_r_bound, vs_xnnpack, ...) and its label.
 void report(benchmark::State& state, const std::vector<Contender>& contenders, const Measurement& m,
             const CaseInfo& info);
 
