@@ -127,6 +127,15 @@ sqdiff's (above 1: sqdiff is faster); "Eigen / bound" is Eigen's own fraction of
 Eigen's f16 is skipped at 64M elements: `Eigen::half` arithmetic runs some 40x slower than sqdiff
 here (see the 4M and 16M rows), and one call at 64M takes over a second.
 
+**XNNPACK and oneDNN** (Debian's packages) are peers of every f32 same-shape and dense broadcast
+case (`bench/xnnpack_peer.hpp`, `bench/onednn_peer.hpp`). XNNPACK: its `squared_difference_nd_f32`
+(or `subtract_nd_f32`) operator, created and set up once per case (shapes, buffers, pool), so a
+timed call is `xnn_run_operator`; 2 threads on a `pthreadpool` of 2, 1 thread inline. oneDNN: one
+`binary_sub` primitive with an `eltwise_square` post-op (the square is applied in registers before
+the store), created once per case on the CPU engine, 1 or 2 OpenMP threads (`omp_set_num_threads`).
+oneDNN broadcasts its second source only: for a broadcast `a` against a full `b` the operands are
+swapped (`(b - a)^2` is exactly `(a - b)^2`), and the both-sided cases have no oneDNN figure.
+
 **Build.** The library is built as the project builds it (Release, Highway picks the SIMD target at
 run time). The benchmark program, which holds the bound loops and the Eigen code, is compiled with
 `-O3 -march=native`: the bound loops use the widest vectors and streaming stores the CPU has, and
@@ -298,7 +307,7 @@ def table(rows, with_bound=True):
     head = ["case", "size", "threads", "time", "GB/s"]
     if with_bound:
         head += ["ratio to bound (loop)", "Eigen / bound"]
-    head += ["vs Eigen", "target", "met", "load"]
+    head += ["vs Eigen", "vs XNNPACK", "vs oneDNN", "target", "met", "load"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for row in rows:
         _, case, threads = describe_case(row["name"])
@@ -312,8 +321,10 @@ def table(rows, with_bound=True):
             loop = LOOP_NAMES.get(row["labels"].get("bound", ""), row["labels"].get("bound", "?"))
             r = row.get("r_bound")
             cells += [f"{fmt_ratio(r)} ({loop})" if r is not None else "—", fmt_ratio(row.get("eigen_r_bound"))]
-        vs = row.get("vs_eigen")
-        cells += [f"{vs:.2f}x" if vs is not None else "—", target_text(target), met_text(met(row, target), row)]
+        for peer in ("eigen", "xnnpack", "onednn"):
+            vs = row.get("vs_" + peer)
+            cells.append(f"{vs:.2f}x" if vs is not None else "—")
+        cells += [target_text(target), met_text(met(row, target), row)]
         load_avg = row.get("load1")
         busy = load_avg is not None and load_avg > BUSY_LOAD
         cells.append(("**" + f"{load_avg:.1f}" + "**") if busy else (f"{load_avg:.1f}" if load_avg is not None else "—"))
@@ -525,7 +536,8 @@ def machine_section(ctx):
         ("sqdiff", f"{ctx.get('sqdiff_version', '?')}, {ctx.get('sqdiff_build_type', '?')} build, "
                    f"SIMD target {ctx.get('sqdiff_simd_target', '?')}, commit {ctx.get('git', 'unknown')}"),
         ("Benchmark program flags", f"`{ctx.get('bench_cxx_flags', 'unknown')}`"),
-        ("Peers and tools", f"Eigen {ctx.get('eigen_version', '?')}, Google Benchmark "
+        ("Peers and tools", f"Eigen {ctx.get('eigen_version', '?')}, XNNPACK {ctx.get('xnnpack_version', '?')}, "
+                            f"oneDNN {ctx.get('onednn_version', '?')}, Google Benchmark "
                             f"{ctx.get('google_benchmark_version', '?')}"),
         ("Date", ctx.get("date", "unknown")),
         ("Settings", f"{ctx.get('mode', 'custom')} run: budget {float(ctx.get('sqdiff_budget_seconds', 0)):.2f} s "
@@ -723,7 +735,8 @@ def main():
     out.append("Columns: *time* is sqdiff's median time per call; *GB/s* is bytes moved (defined below) over that "
                "time; *ratio to bound* is bound time over sqdiff's time, median of per-round ratios (1.00 = at the "
                "bound), with the loop that set the bound; *Eigen / bound* is the same for Eigen; *vs Eigen* is "
-               "Eigen's time over sqdiff's; *load* is the 1-minute load average when the benchmark finished.\n")
+               "Eigen's time over sqdiff's (above 1: sqdiff is faster), *vs XNNPACK* and *vs oneDNN* the same for "
+               "those peers (f32 only; — where the peer cannot run the case); *load* is the 1-minute load average when the benchmark finished.\n")
     section = reductions_section(ctx, rows, args.python, separate_run=False)
     if section:
         out.append(section)
