@@ -226,6 +226,10 @@ const std::vector<BroadcastCase>& broadcast_cases() {
       {"both_sided", {64, 1, 128, 1}, {32, 1, 64}, View::dense, Family::fill, 0.90},
       // No target in the issue: measured and reported.
       {"both_sided_inner64", {16, 1, 128, 1}, {64, 1, 64}, View::dense, Family::fill, std::nullopt},
+      // Issue 15's row and column gaps to XNNPACK: 16 MiB out + 16 MiB a, the
+      // size of a 32 MiB L3, where plain stores beat streaming ones there.
+      {"row", {4096, 1024}, {1024}, View::dense, Family::copy, std::nullopt},
+      {"column", {4096, 1024}, {4096, 1}, View::dense, Family::copy, std::nullopt},
       {"tiny_inner", {1, 32, 32, 2}, {4096, 1, 1, 2}, View::dense, Family::fill, std::nullopt},
       {"tiny_inner", {1, 32, 32, 2}, {1024, 1, 1, 2}, View::dense, Family::fill, std::nullopt},
       {"reversed", {8 * kMi}, {8 * kMi}, View::reversed, Family::add, std::nullopt},
