@@ -15,8 +15,8 @@ They take the eager functions' keywords (less ``out``) and raise their errors
 stand-ins that hold no data, so that nothing is computed before ``.compute()``
 and nothing fails there that could have failed earlier. (An integer sum too
 large for its output type depends on the data: that error comes at compute
-time. A call with several errors may report another one of them first than the
-eager function would.)
+time. When a call has several errors, the one reported may not be the one the
+eager function reports first.)
 
 The results are bit-identical to the eager module's for any chunking, any
 ``split_every`` and any number of workers: the element-wise ops are the eager
