@@ -171,11 +171,42 @@ def _defaults(op, values):
     return [_as_integer(op, v, _np.dtype(_np.int64)) for v in values]
 
 
+# Exact types of the weak scalars of resolve's shortcut (a subclass, such as np.float64 or an
+# IntEnum, takes the general path).
+_EXACT_WEAK = (float, int, bool)
+
+
+def _array_and_scalar(op, values):
+    """resolve's shortcut for the common call, an ndarray of a float or integer dtype
+    beside a Python float, int or bool, and no dtype=; the same result as the
+    general path, which returns None here for everything else."""
+    a, b = values
+    if type(a) is _np.ndarray and type(b) in _EXACT_WEAK:
+        target = a.dtype
+        kind = target.kind
+        if kind == "f":
+            return [a, _as_float(op, b, target)]
+        if kind in "iu":
+            return [a, _as_integer(op, b, target)]
+    elif type(b) is _np.ndarray and type(a) in _EXACT_WEAK:
+        target = b.dtype
+        kind = target.kind
+        if kind == "f":
+            return [_as_float(op, a, target), b]
+        if kind in "iu":
+            return [_as_integer(op, a, target), b]
+    return None
+
+
 def resolve(op, values, dtype=None):
     """`values` with each Python scalar converted to the dtype of the first operand
     that is not one (or to `dtype`, the input type a dtype= argument names, when
     all are Python scalars). Anything that cannot be resolved is left for the
     compiled part, which reports it."""
+    if dtype is None and len(values) == 2:
+        resolved = _array_and_scalar(op, values)
+        if resolved is not None:
+            return resolved
     weak = [is_weak(v) for v in values]
     if not any(weak):
         return list(values)

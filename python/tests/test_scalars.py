@@ -177,3 +177,32 @@ def test_broadcast_axis_everywhere():
     assert grad_b.tolist() == [-3.0, -3.0]
     with pytest.raises(TypeError, match=r"^sum_squared_difference: broadcast_axis must be an int, not float$"):
         sqdiff.sum_squared_difference(a, b, broadcast="pdpd", broadcast_axis=0.0)
+
+
+class _ArraySubclass(np.ndarray):
+    """An ndarray subclass: _weak_scalars.resolve's shortcut (ndarrays only) lets it
+    through to the general path."""
+
+
+@pytest.mark.parametrize("name", ["float16", "float32", "float64", "int8", "uint8", "int64", "uint64"])
+def test_the_shortcut_for_an_array_and_a_scalar_is_the_general_path(name):
+    """resolve's shortcut (an ndarray beside an exact bool/int/float) converts every
+    scalar, or refuses it, exactly as the general path does for a subclass."""
+    from sqdiff import _weak_scalars
+
+    x = np.array([1, 2], dtype=name)
+    general = x.view(_ArraySubclass)
+    for scalar in FLOAT_CASES + [0, -1, 255, 256, 2 ** 63, -(2 ** 63), 2 ** 64, False]:
+        for order in ((0, 1), (1, 0)):
+            def resolved(array):
+                values = (array, scalar) if order == (0, 1) else (scalar, array)
+                try:
+                    return _weak_scalars.resolve("op", values)[order[1]]
+                except sqdiff.Error as error:
+                    return str(error)
+
+            fast, slow = resolved(x), resolved(general)
+            if isinstance(slow, str):
+                assert fast == slow, (scalar, order)
+            else:
+                assert fast.dtype == slow.dtype == x.dtype and fast.tobytes() == slow.tobytes(), (scalar, order)
