@@ -355,12 +355,7 @@ def _finish_states(states, *, input_dtype, count, mean, out_dtype, squeeze, resu
     (the eager function's: ml_dtypes.bfloat16 for such inputs, whose states
     finish as uint16 bits)."""
     shape = tuple(d for i, d in enumerate(states.shape[:-1]) if i not in squeeze)
-    # Rounded as one row of states (or one state): the library wants its
-    # output dense with exact strides, which the binding gives size-1 dims as 0.
-    words = states.shape[-1]
-    outputs = states.size // words
-    row = states.reshape((outputs, words) if outputs != 1 else (words,))
-    result = _sqdiff._finish_partial_sums(input_dtype, row, count, mean=mean, out_dtype=out_dtype)
+    result = _sqdiff._finish_partial_sums(input_dtype, states, count, mean=mean, out_dtype=out_dtype)
     if result.dtype != result_dtype:
         result = result.view(result_dtype)
     return result.reshape(shape)
