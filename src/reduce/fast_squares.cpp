@@ -20,7 +20,10 @@ namespace sqdiff::detail {
 namespace {
 
 std::atomic<bool> g_fast_enabled{true};
-std::atomic<int64_t> g_rounded{0};
+// Outputs of the fast paths, and those of them that went down the exact path.
+// Counted per call and per fallback, not per rounded output: a shared counter
+// bumped by every output of a pairwise sum cost more than its rounding.
+std::atomic<int64_t> g_outputs{0};
 std::atomic<int64_t> g_exact{0};
 
 // Strided rows and columns are packed this many elements at a time.
@@ -82,10 +85,10 @@ struct Reduction {
       std::optional<Approximation> x = double_precision ? bound_double(sums, chain) : bound_single(sums);
       if (call.mean) x = divide(*x, static_cast<uint64_t>(call.count));
       if (x) {
-        if (const std::optional<uint64_t> bits = round_if_decided(*x, call.output)) {
-          g_rounded.fetch_add(1, std::memory_order_relaxed);
-          return *bits;
+        if (call.output == DType::f32) {
+          if (const std::optional<uint64_t> bits = round_to_f32_if_decided(*x)) return *bits;
         }
+        if (const std::optional<uint64_t> bits = round_if_decided(*x, call.output)) return *bits;
       }
     }
     g_exact.fetch_add(1, std::memory_order_relaxed);
@@ -444,10 +447,14 @@ void pairwise_rows(void* context, std::size_t begin, std::size_t count) {
 void set_fast_square_reductions(bool enabled) { g_fast_enabled.store(enabled); }
 bool fast_square_reductions_enabled() { return g_fast_enabled.load(); }
 
-FastSquareCounts fast_square_counts() { return {g_rounded.load(), g_exact.load()}; }
+FastSquareCounts fast_square_counts() {
+  const int64_t exact = g_exact.load();
+  return {g_outputs.load() - exact, exact};
+}
 
 void fast_square_reduction(const ReduceCall& call, const ReducePlan& plan, int threads, uint64_t* results) {
   const Reduction r(call, plan, results);
+  g_outputs.fetch_add(call.outputs, std::memory_order_relaxed);
   if (const auto shape = pairwise_shape(r)) {
     PairwiseTask task{&r, *shape};
     parallel_for(threads, static_cast<std::size_t>(plan.dims[0].size), kPairwiseRows, &pairwise_rows, &task);

@@ -146,16 +146,31 @@ void two_sum(double a, double b, double& s, double& e) {
 }
 
 // The largest double not above hi + lo (exact real), and the smallest not below.
+// The neighbours of a finite non-zero double, by its bits (std::nextafter is
+// a library call that checks what these callers already know).
+double next_toward_zero(double x) { return std::bit_cast<double>(std::bit_cast<uint64_t>(x) - 1); }
+double next_away_from_zero(double x) { return std::bit_cast<double>(std::bit_cast<uint64_t>(x) + 1); }
+
+double next_down(double x) {
+  if (x == 0 || !std::isfinite(x)) return std::nextafter(x, -INFINITY);
+  return x > 0 ? next_toward_zero(x) : next_away_from_zero(x);
+}
+
+double next_up(double x) {
+  if (x == 0 || !std::isfinite(x)) return std::nextafter(x, INFINITY);
+  return x > 0 ? next_away_from_zero(x) : next_toward_zero(x);
+}
+
 double round_down_sum(double hi, double lo) {
   double s, e;
   two_sum(hi, lo, s, e);
-  return e < 0 ? std::nextafter(s, -INFINITY) : s;
+  return e < 0 ? next_down(s) : s;
 }
 
 double round_up_sum(double hi, double lo) {
   double s, e;
   two_sum(hi, lo, s, e);
-  return e > 0 ? std::nextafter(s, INFINITY) : s;
+  return e > 0 ? next_up(s) : s;
 }
 
 constexpr double kUnit = 0x1p-53;  // half an ulp of 1: a double's relative rounding error
@@ -271,6 +286,31 @@ std::optional<uint64_t> round_if_decided(const Approximation& x, DType out) {
   // A zero at either end: the sign of a zero result is the exact path's.
   if (low_bits != high_bits || (low_bits & ~sign_bit(float_format(out), true)) == 0) return std::nullopt;
   return low_bits;
+}
+
+std::optional<uint64_t> round_to_f32_if_decided(const Approximation& x) {
+  const double s = x.hi + x.lo;
+  const auto candidate = static_cast<float>(s);
+  const float magnitude = std::fabs(candidate);
+  if (!(magnitude >= std::numeric_limits<float>::min() && magnitude < std::numeric_limits<float>::max())) {
+    return std::nullopt;  // zero, subnormal, the largest finite (its upper neighbour is inf), inf or NaN
+  }
+  const auto bits = std::bit_cast<uint32_t>(candidate);
+  // The neighbours below and above in magnitude, and the midpoints to them:
+  // sums of two floats, exact in double, as are their halves.
+  const double below = std::bit_cast<float>(bits - 1);
+  const double above = std::bit_cast<float>(bits + 1);
+  const double mid_below = (static_cast<double>(candidate) + below) / 2;
+  const double mid_above = (static_cast<double>(candidate) + above) / 2;
+  // s is within half an ulp of hi + lo, the exact value within `error` of
+  // that; the distances to the midpoints are exact (Sterbenz: s and each
+  // midpoint are within a factor of 2 of each other).
+  const double margin = (x.error + std::fabs(s) * kUnit) * (1 + 0x1p-40);
+  const double to_below = std::fabs(s - mid_below);
+  const double to_above = std::fabs(mid_above - s);
+  const bool between = (s - mid_below) * (mid_above - s) > 0;
+  if (!between || to_below <= margin || to_above <= margin) return std::nullopt;
+  return bits;
 }
 
 std::optional<Approximation> divide(const Approximation& x, uint64_t divisor) {

@@ -38,6 +38,13 @@ struct Approximation {
 // rounding boundary or x is not finite (then the exact sum decides).
 std::optional<uint64_t> round_if_decided(const Approximation& x, DType out);
 
+// round_if_decided for an f32 output whose result is a normal number, in a
+// few instructions: the CPU's conversion gives the candidate, and the exact
+// midpoints to its neighbours decide. Must run with the IEEE defaults
+// (round to nearest even; runtime/fp_environment.hpp), as the fast paths do.
+// nullopt whenever the general function must decide.
+std::optional<uint64_t> round_to_f32_if_decided(const Approximation& x);
+
 // The approximation of x / divisor (a mean), with its bound; nullopt where
 // the division cannot be bounded cheaply (a divisor beyond 2^53, or values
 // so small that a double-double underflows).

@@ -19,6 +19,7 @@ using sqdiff::DType;
 using sqdiff::detail::Approximation;
 using sqdiff::detail::float_bits_to_double;
 using sqdiff::detail::round_if_decided;
+using sqdiff::detail::round_to_f32_if_decided;
 
 struct Format {
   DType dtype;
@@ -103,6 +104,50 @@ TEST(Rounding, SubnormalResultsStillRoundCorrectly) {
   EXPECT_EQ(fast_round(0x1.8p-149, kFormats[2]), 0x1p-148);  // f32: 1.5 of the smallest subnormal, tie to even
   EXPECT_EQ(fast_round(0x1.4p-149, kFormats[2]), 0x1p-149);
   EXPECT_EQ(fast_round(0x1.8p-24, kFormats[0]), 0x1p-23);    // f16 likewise
+}
+
+// The f32 shortcut the fast paths try first: whenever it decides, it agrees
+// with the general decision, and it declines near a midpoint.
+TEST(Rounding, TheF32ShortcutAgreesWithTheGeneralDecision) {
+  std::mt19937_64 random(7);
+  std::uniform_int_distribution<int> binade(-126, 127);
+  int decided = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const double hi = std::ldexp(std::ldexp(static_cast<double>(random() >> 11), -53) + 1.0, binade(random));
+    const double lo = std::ldexp(static_cast<double>(random() >> 11), -53) * std::ldexp(hi, -53) * ((i & 1) ? -1 : 1);
+    const double error = std::ldexp(hi, -static_cast<int>(20 + random() % 40));
+    const Approximation x{hi, lo, error};
+    const std::optional<uint64_t> fast = round_to_f32_if_decided(x);
+    const std::optional<uint64_t> general = round_if_decided(x, DType::f32);
+    if (fast && general) {
+      ASSERT_EQ(*fast, *general) << std::hexfloat << hi << " " << lo << " " << error;
+    }
+    // The shortcut decides only what its bound allows: both ends of the
+    // interval round to its answer (where the general rounding of each end,
+    // as a value of its own, decides).
+    if (fast) {
+      ++decided;
+      for (const double end : {lo - error, lo + error}) {
+        if (const auto rounded_end = round_if_decided(Approximation{hi, end, 0}, DType::f32)) {
+          ASSERT_EQ(*rounded_end, *fast) << std::hexfloat << hi << " " << end;
+        }
+      }
+    }
+  }
+  EXPECT_GT(decided, 150000);  // the tight bounds are nearly all decided
+}
+
+TEST(Rounding, TheF32ShortcutDeclinesAtAndNearMidpoints) {
+  const double one_ulp = 0x1p-23;
+  const double midpoint = 1.0 + one_ulp / 2;
+  EXPECT_FALSE(round_to_f32_if_decided(Approximation{midpoint, 0, 0}));
+  EXPECT_FALSE(round_to_f32_if_decided(Approximation{midpoint, 0x1p-70, 0x1p-60}));
+  EXPECT_FALSE(round_to_f32_if_decided(Approximation{0x1p-140, 0, 0}));   // subnormal in f32
+  EXPECT_FALSE(round_to_f32_if_decided(Approximation{0x1.fffffep127, 0, 0}));  // the largest finite
+  EXPECT_FALSE(round_to_f32_if_decided(Approximation{0, 0, 0}));
+  const std::optional<uint64_t> clear = round_to_f32_if_decided(Approximation{midpoint, 0x1p-40, 0x1p-60});
+  ASSERT_TRUE(clear);
+  EXPECT_EQ(*clear, std::bit_cast<uint32_t>(1.0f + 0x1p-23f));
 }
 
 }  // namespace
