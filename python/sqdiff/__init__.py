@@ -175,7 +175,8 @@ The results are bit-exact, the same on every CPU and for every thread count:
   types: uint8 ``0 - 1`` is 255, ``(0 - 16)**2`` is 0.
 
 The GIL is released while the library computes, so calls from several Python
-threads run in parallel. Inputs are copied only when the library cannot
+threads run in parallel (except for results under 16384 elements, which take
+about as long as releasing the GIL would). Inputs are copied only when the library cannot
 address their memory: an unaligned array (for example a field of a packed
 structured array) or one in non-native byte order. Such an ``out`` is written
 through a temporary.
@@ -331,6 +332,15 @@ class _DefaultAxis(int):
 
 _DEFAULT_AXIS = _DefaultAxis(-1)
 
+# What the wrappers below check on every call, bound once: the types whose instances may be
+# weak Python scalars (a NumPy scalar such as np.float64, a float subclass, takes the slow path,
+# where _weak_scalars tells it apart), and the compiled functions.
+_PYTHON_SCALARS = (bool, int, float)
+_squared_difference = _sqdiff.squared_difference
+_subtract = _sqdiff.subtract
+_sum_squared_difference = _sqdiff.sum_squared_difference
+_mean_squared_difference = _sqdiff.mean_squared_difference
+
 
 def _alignment(op, broadcast_axis, axis):
     """The pdpd alignment from broadcast_axis, or from its deprecated alias axis."""
@@ -355,9 +365,13 @@ def squared_difference(
     dtype: DTypeLike = None,
     axis: Optional[SupportsIndex] = None,
 ) -> NDArray[Any]:
+    if axis is None and not isinstance(a, _PYTHON_SCALARS) and not isinstance(b, _PYTHON_SCALARS):
+        # The common call, straight to the compiled part: no Python scalar to make weak, no
+        # deprecated axis= (broadcast_axis, even the _DEFAULT_AXIS int, is read as an int there).
+        return _squared_difference(a, b, broadcast, broadcast_axis, out, threads, dtype)
     alignment = _alignment("squared_difference", broadcast_axis, axis)
     a, b = _weak_scalars.resolve("squared_difference", (a, b), dtype)
-    return _sqdiff.squared_difference(a, b, broadcast, alignment, out, threads, dtype)
+    return _squared_difference(a, b, broadcast, alignment, out, threads, dtype)
 
 
 def subtract(
@@ -371,9 +385,11 @@ def subtract(
     dtype: DTypeLike = None,
     axis: Optional[SupportsIndex] = None,
 ) -> NDArray[Any]:
+    if axis is None and not isinstance(a, _PYTHON_SCALARS) and not isinstance(b, _PYTHON_SCALARS):
+        return _subtract(a, b, broadcast, broadcast_axis, out, threads, dtype)  # as in squared_difference
     alignment = _alignment("subtract", broadcast_axis, axis)
     a, b = _weak_scalars.resolve("subtract", (a, b), dtype)
-    return _sqdiff.subtract(a, b, broadcast, alignment, out, threads, dtype)
+    return _subtract(a, b, broadcast, alignment, out, threads, dtype)
 
 
 def _fill(template: str) -> str:
@@ -574,7 +590,8 @@ Each ``(a - b)**2`` is exact (integers do not wrap, unlike in
 ``squared_difference``), the sum is exact@MEAN_NOTE@, and only the result is
 rounded. A NaN term gives NaN; otherwise an infinite term or a result beyond
 the output type's range gives inf. float16 squares that overflow float16 are
-fine as long as the result fits. The GIL is released while it computes.
+fine as long as the result fits. The GIL is released while it computes (from
+16384 terms on; shorter calls take about as long as releasing it would).
 
 Examples
 --------
@@ -662,10 +679,10 @@ def _fill_reduce(what, formula, integers, integer_choices, overflow, mean_note, 
             .replace("@EXAMPLES@", examples))
 
 
-def _reduce(op, a, b, axis, keepdims, dtype, out, broadcast, broadcast_axis, threads):
+def _reduce(op, function, a, b, axis, keepdims, dtype, out, broadcast, broadcast_axis, threads):
+    """The reductions' slow path: a or b is a Python scalar, made weak first."""
     bf16 = dtype if isinstance(dtype, str) and dtype in ("bfloat16", "bf16") else None
     a, b = _weak_scalars.resolve(op, (a, b), bf16)
-    function = _sqdiff.mean_squared_difference if op.startswith("mean") else _sqdiff.sum_squared_difference
     return function(a, b, axis, keepdims, dtype, out, broadcast, broadcast_axis, threads)
 
 
@@ -681,7 +698,10 @@ def sum_squared_difference(
     broadcast_axis: SupportsIndex = -1,
     threads: Optional[SupportsIndex] = None,
 ) -> NDArray[Any]:
-    return _reduce("sum_squared_difference", a, b, axis, keepdims, dtype, out, broadcast, broadcast_axis, threads)
+    if not isinstance(a, _PYTHON_SCALARS) and not isinstance(b, _PYTHON_SCALARS):
+        return _sum_squared_difference(a, b, axis, keepdims, dtype, out, broadcast, broadcast_axis, threads)
+    return _reduce("sum_squared_difference", _sum_squared_difference, a, b, axis, keepdims, dtype, out,
+                   broadcast, broadcast_axis, threads)
 
 
 def mean_squared_difference(
@@ -696,7 +716,10 @@ def mean_squared_difference(
     broadcast_axis: SupportsIndex = -1,
     threads: Optional[SupportsIndex] = None,
 ) -> NDArray[Any]:
-    return _reduce("mean_squared_difference", a, b, axis, keepdims, dtype, out, broadcast, broadcast_axis, threads)
+    if not isinstance(a, _PYTHON_SCALARS) and not isinstance(b, _PYTHON_SCALARS):
+        return _mean_squared_difference(a, b, axis, keepdims, dtype, out, broadcast, broadcast_axis, threads)
+    return _reduce("mean_squared_difference", _mean_squared_difference, a, b, axis, keepdims, dtype, out,
+                   broadcast, broadcast_axis, threads)
 
 
 sum_squared_difference.__doc__ = _fill_reduce(

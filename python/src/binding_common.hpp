@@ -45,6 +45,29 @@ std::optional<sqdiff::DType> sqdiff_dtype(const py::dtype& dtype, bool bf16_bits
 py::dtype storage_dtype(sqdiff::DType dtype);
 
 bool is_addressable(const py::array& array);
+// True for a numpy.ndarray itself, not a subclass (so not a masked array): used as
+// it is, with no conversion and nothing to refuse.
+bool is_exact_ndarray(py::handle object);
+
+// Releases the GIL for the life of the object when the call writes at least
+// kGilFreeElements elements. Releasing and taking back the GIL costs about as
+// much as computing a few thousand elements, and other Python threads gain
+// nothing from a call that short; every call long enough for them to notice
+// runs without the GIL.
+inline constexpr py::ssize_t kGilFreeElements = 16384;
+class WithoutGilIfWorthIt {
+ public:
+  explicit WithoutGilIfWorthIt(py::ssize_t elements)
+      : state_(elements >= kGilFreeElements ? PyEval_SaveThread() : nullptr) {}
+  ~WithoutGilIfWorthIt() {
+    if (state_ != nullptr) PyEval_RestoreThread(state_);
+  }
+  WithoutGilIfWorthIt(const WithoutGilIfWorthIt&) = delete;
+  WithoutGilIfWorthIt& operator=(const WithoutGilIfWorthIt&) = delete;
+
+ private:
+  PyThreadState* state_;
+};
 sqdiff::Shape shape_of(const py::array& array);
 py::tuple to_tuple(const sqdiff::Shape& shape);
 sqdiff::Shape element_strides(const py::array& array);

@@ -128,7 +128,7 @@ py::array checked_out_array(std::string_view op, py::handle out_object) {
   if (!py::isinstance<py::array>(out_object)) {
     type_error(std::string(op) + ": out must be a numpy.ndarray, not " + type_name(out_object));
   }
-  refuse_lossy_conversion(op, "out", out_object);
+  if (!is_exact_ndarray(out_object)) refuse_lossy_conversion(op, "out", out_object);
   return py::reinterpret_borrow<py::array>(out_object);
 }
 
@@ -145,6 +145,18 @@ struct ReductionTypes {
   std::optional<DType> input;
   std::optional<DType> output;
 };
+
+// The number of (a - b)**2 terms a reduction computes: the broadcast size, or 0
+// when the shapes do not broadcast (the library then says why).
+py::ssize_t terms(const Input& a, const Input& b, const sqdiff::Broadcast& mode) {
+  try {
+    py::ssize_t count = 1;
+    for (const int64_t dim : sqdiff::broadcast_shape(a.view.shape, b.view.shape, mode)) count *= dim;
+    return count;
+  } catch (const sqdiff::Error&) {
+    return 0;
+  }
+}
 
 ReductionTypes parse_reduction_dtype(std::string_view op, py::handle dtype) {
   const std::optional<DType> requested = parse_dtype(op, dtype);
@@ -195,7 +207,7 @@ py::object reduce(bool mean, py::handle a_object, py::handle b_object, py::handl
   }
   const sqdiff::TensorView out_view = target.view(output);
   {
-    const py::gil_scoped_release release;
+    const WithoutGilIfWorthIt release(terms(a, b, options.broadcast));
     if (mean) {
       sqdiff::mean_squared_difference(a.view, b.view, out_view, options);
     } else {

@@ -43,6 +43,7 @@ PyObject* g_empty = nullptr;         // numpy.empty
 PyObject* g_copyto = nullptr;        // numpy.copyto
 PyObject* g_broadcast_to = nullptr;  // numpy.broadcast_to
 PyObject* g_masked_array = nullptr;  // numpy.ma.MaskedArray
+PyObject* g_generic = nullptr;       // numpy.generic, the NumPy scalars' base
 
 enum class Op { subtract, squared_difference };
 
@@ -100,24 +101,31 @@ std::optional<DType> sqdiff_dtype(const py::dtype& dtype, bool bf16_bits) {
   }
 }
 
-// The NumPy dtype that stores a sqdiff type (uint16 for bf16's bits).
-py::dtype storage_dtype(DType dtype) {
+// NumPy's type number of float16 (NPY_HALF), which pybind11's npy_api does not name.
+constexpr int kNpyHalf = 23;
+
+// NumPy's type number of the dtype that stores a sqdiff type (uint16 for bf16's bits).
+int storage_typenum(DType dtype) {
   switch (dtype) {
-    case DType::f16: return py::dtype("float16");
-    case DType::bf16: return py::dtype("uint16");
-    case DType::f32: return py::dtype("float32");
-    case DType::f64: return py::dtype("float64");
-    case DType::i8: return py::dtype("int8");
-    case DType::i16: return py::dtype("int16");
-    case DType::i32: return py::dtype("int32");
-    case DType::i64: return py::dtype("int64");
-    case DType::u8: return py::dtype("uint8");
-    case DType::u16: return py::dtype("uint16");
-    case DType::u32: return py::dtype("uint32");
-    case DType::u64: return py::dtype("uint64");
+    case DType::f16: return kNpyHalf;
+    case DType::bf16: return py::detail::npy_api::NPY_UINT16_;
+    case DType::f32: return py::detail::npy_api::NPY_FLOAT_;
+    case DType::f64: return py::detail::npy_api::NPY_DOUBLE_;
+    case DType::i8: return py::detail::npy_api::NPY_INT8_;
+    case DType::i16: return py::detail::npy_api::NPY_INT16_;
+    case DType::i32: return py::detail::npy_api::NPY_INT32_;
+    case DType::i64: return py::detail::npy_api::NPY_INT64_;
+    case DType::u8: return py::detail::npy_api::NPY_UINT8_;
+    case DType::u16: return py::detail::npy_api::NPY_UINT16_;
+    case DType::u32: return py::detail::npy_api::NPY_UINT32_;
+    case DType::u64: return py::detail::npy_api::NPY_UINT64_;
   }
   throw sqdiff::Error("invalid dtype");
 }
+
+// The NumPy dtype that stores a sqdiff type (uint16 for bf16's bits): by type
+// number, NumPy's own cached descriptor, not a name parsed on every call.
+py::dtype storage_dtype(DType dtype) { return py::dtype(storage_typenum(dtype)); }
 
 // A Python integer (anything with __index__) as int64.
 int64_t to_int64(std::string_view op, const std::string& what, py::handle object) {
@@ -137,8 +145,15 @@ int64_t to_int64(std::string_view op, const std::string& what, py::handle object
 sqdiff::Broadcast parse_broadcast(std::string_view op, py::handle broadcast, py::handle axis) {
   sqdiff::Broadcast mode;
   bool known = false;
-  if (py::isinstance<py::str>(broadcast)) {
-    const std::string name = broadcast.cast<std::string>();
+  if (PyUnicode_Check(broadcast.ptr())) {
+    // Read in place (UTF-8 cached in the str object): no std::string per call.
+    Py_ssize_t length = 0;
+    const char* text = PyUnicode_AsUTF8AndSize(broadcast.ptr(), &length);
+    if (text == nullptr) {
+      PyErr_Clear();
+      broadcast.cast<std::string>();  // not UTF-8 (a lone surrogate): pybind11's error, as always
+    }
+    const std::string_view name(text, static_cast<std::size_t>(length));
     known = true;
     if (name == "numpy") {
       mode.kind = sqdiff::BroadcastKind::numpy;
@@ -184,6 +199,10 @@ std::optional<DType> parse_dtype(std::string_view op, py::handle dtype) {
   const std::optional<DType> result = sqdiff_dtype(numpy_dtype, false);
   if (!result) fail(op, "unsupported dtype " + numpy_name(numpy_dtype) + "; " + kSupported);
   return result;
+}
+
+bool is_exact_ndarray(py::handle object) {
+  return Py_TYPE(object.ptr()) == py::detail::npy_api::get().PyArray_Type_;
 }
 
 bool is_native_byte_order(const py::dtype& dtype) {
@@ -322,11 +341,17 @@ void refuse_lossy_conversion(std::string_view op, const char* name, py::handle o
 // scalars, ndarray subclasses) through numpy.asarray, which never changes the
 // dtype of an array, once refuse_lossy_conversion has let it through.
 py::array as_array(std::string_view op, const char* name, py::handle object) {
-  if (Py_TYPE(object.ptr()) == py::detail::npy_api::get().PyArray_Type_) {
+  if (is_exact_ndarray(object)) {
     return py::reinterpret_borrow<py::array>(object);
   }
-  refuse_lossy_conversion(op, name, object);
-  if (std::optional<py::array> shared = array_from_dlpack(op, name, object)) return std::move(*shared);
+  // A NumPy scalar (np.float32(1)) is none of the objects refused below and
+  // has no memory to share: straight to its 0-d array.
+  const int numpy_scalar = PyObject_IsInstance(object.ptr(), g_generic);
+  if (numpy_scalar < 0) throw py::error_already_set();
+  if (numpy_scalar == 0) {
+    refuse_lossy_conversion(op, name, object);
+    if (std::optional<py::array> shared = array_from_dlpack(op, name, object)) return std::move(*shared);
+  }
   PyObject* converted = PyObject_CallOneArg(g_asarray, object.ptr());
   if (converted == nullptr) {
     py::error_already_set error;
@@ -410,7 +435,7 @@ py::object run(Op op, py::handle a_object, py::handle b_object, py::handle broad
       type_error(std::string(name) + ": out must be a numpy.ndarray, not " + type_name(out_object));
     }
     const auto out = py::reinterpret_borrow<py::array>(out_object);
-    refuse_lossy_conversion(name, "out", out_object);
+    if (!is_exact_ndarray(out_object)) refuse_lossy_conversion(name, "out", out_object);
     if (!out.writeable()) fail(name, "out is read-only");
     const std::optional<DType> found = sqdiff_dtype(out.dtype(), requested == DType::bf16);
     if (!found) {
@@ -438,7 +463,7 @@ py::object run(Op op, py::handle a_object, py::handle b_object, py::handle broad
   {
     // The arrays stay referenced (a, b, target, out_object); nothing touches
     // Python objects until the GIL is back.
-    const py::gil_scoped_release release;
+    const WithoutGilIfWorthIt release(target->size());
     if (op == Op::subtract) {
       sqdiff::subtract(a.view, b.view, out_view, options);
     } else {
@@ -476,6 +501,53 @@ py::tuple broadcast_shape(py::handle a, py::handle b, py::handle broadcast, py::
   return to_tuple(sqdiff::broadcast_shape(shape_a, shape_b, mode));
 }
 
+// The element-wise functions as plain CPython METH_FASTCALL functions rather
+// than through pybind11's dispatcher, which costs a sizeable part of a call on
+// a small array (overload resolution, an argument vector, a function record).
+// Exceptions become Python's exactly as pybind11 does it: error_already_set
+// restored, anything else through the registered translators (sqdiff::Error
+// as sqdiff.Error, pybind11's and the standard exceptions as its defaults).
+template <Op op>
+PyObject* elementwise_entry(PyObject* /*module*/, PyObject* const* args, Py_ssize_t count) {
+  if (count != 7) {
+    PyErr_Format(PyExc_TypeError, "%s() takes 7 positional arguments (a, b, broadcast, axis, out, threads, dtype), "
+                 "%zd given", std::string(op_name(op)).c_str(), count);
+    return nullptr;
+  }
+  try {
+    return run(op, args[0], args[1], args[2], args[3], args[4], args[5], args[6]).release().ptr();
+  } catch (py::error_already_set& error) {
+    error.restore();
+    return nullptr;
+  } catch (...) {
+    if (py::detail::apply_exception_translators(py::detail::get_local_internals().registered_exception_translators) ||
+        py::detail::apply_exception_translators(py::detail::get_internals().registered_exception_translators)) {
+      return nullptr;
+    }
+    PyErr_SetString(PyExc_SystemError, "Exception escaped from default exception translator!");
+    return nullptr;
+  }
+}
+
+// Static: CPython keeps pointers to these for the life of the functions.
+PyMethodDef g_elementwise_methods[] = {
+    {"subtract", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&elementwise_entry<Op::subtract>)),
+     METH_FASTCALL, "subtract(a, b, broadcast, axis, out, threads, dtype)\n--\n\nout = a - b; see sqdiff.subtract."},
+    {"squared_difference",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&elementwise_entry<Op::squared_difference>)),
+     METH_FASTCALL,
+     "squared_difference(a, b, broadcast, axis, out, threads, dtype)\n--\n\nout = (a - b)**2; see "
+     "sqdiff.squared_difference."},
+};
+
+void add_elementwise_functions(py::module_& module) {
+  for (PyMethodDef& method : g_elementwise_methods) {
+    PyObject* function = PyCFunction_NewEx(&method, nullptr, module.attr("__name__").ptr());
+    if (function == nullptr) throw py::error_already_set();
+    module.add_object(method.ml_name, py::reinterpret_steal<py::object>(function));
+  }
+}
+
 PyObject* numpy_function(const char* name) {
   return py::object(py::module_::import("numpy").attr(name)).release().ptr();
 }
@@ -491,6 +563,7 @@ PYBIND11_MODULE(_sqdiff, m) {
   g_empty = numpy_function("empty");
   g_copyto = numpy_function("copyto");
   g_broadcast_to = numpy_function("broadcast_to");
+  g_generic = numpy_function("generic");
   g_masked_array = py::object(py::module_::import("numpy.ma").attr("MaskedArray")).release().ptr();
 
   g_error = PyErr_NewExceptionWithDoc(
@@ -513,21 +586,7 @@ PYBIND11_MODULE(_sqdiff, m) {
 
   m.attr("__version__") = sqdiff::kVersion;
 
-  m.def(
-      "subtract",
-      [](py::handle a, py::handle b, py::handle broadcast, py::handle axis, py::handle out,
-         py::handle threads,
-         py::handle dtype) { return run(Op::subtract, a, b, broadcast, axis, out, threads, dtype); },
-      py::arg("a"), py::arg("b"), py::arg("broadcast"), py::arg("axis"), py::arg("out"), py::arg("threads"),
-      py::arg("dtype"), "out = a - b; see sqdiff.subtract.");
-  m.def(
-      "squared_difference",
-      [](py::handle a, py::handle b, py::handle broadcast, py::handle axis, py::handle out,
-         py::handle threads, py::handle dtype) {
-        return run(Op::squared_difference, a, b, broadcast, axis, out, threads, dtype);
-      },
-      py::arg("a"), py::arg("b"), py::arg("broadcast"), py::arg("axis"), py::arg("out"), py::arg("threads"),
-      py::arg("dtype"), "out = (a - b)**2; see sqdiff.squared_difference.");
+  add_elementwise_functions(m);
   m.def("broadcast_shape", &broadcast_shape, py::arg("shape_a"), py::arg("shape_b"), py::arg("broadcast"),
         py::arg("axis"), "See sqdiff.broadcast_shape.");
   m.def("simd_target", &sqdiff::active_simd_target, "See sqdiff.simd_target.");
