@@ -332,9 +332,9 @@ class _DefaultAxis(int):
 
 _DEFAULT_AXIS = _DefaultAxis(-1)
 
-# What the wrappers below check on every call, bound once: the types whose instances may be
-# weak Python scalars (a NumPy scalar such as np.float64, a float subclass, takes the slow path,
-# where _weak_scalars tells it apart), and the compiled functions.
+# What the wrappers below use on every call, bound once: the types whose instances may be weak
+# Python scalars (a NumPy scalar such as np.float64, a float subclass, takes the reductions' slow
+# path, where _weak_scalars tells it apart), and the compiled functions.
 _PYTHON_SCALARS = (bool, int, float)
 _squared_difference = _sqdiff.squared_difference
 _subtract = _sqdiff.subtract
@@ -365,9 +365,9 @@ def squared_difference(
     dtype: DTypeLike = None,
     axis: Optional[SupportsIndex] = None,
 ) -> NDArray[Any]:
-    if axis is None and not isinstance(a, _PYTHON_SCALARS) and not isinstance(b, _PYTHON_SCALARS):
-        # The common call, straight to the compiled part: no Python scalar to make weak, no
-        # deprecated axis= (broadcast_axis, even the _DEFAULT_AXIS int, is read as an int there).
+    if axis is None:
+        # Without the deprecated axis=, straight to the compiled part, which makes Python scalars
+        # weak itself (_weak_scalars.resolve) and reads broadcast_axis (even _DEFAULT_AXIS) as an int.
         return _squared_difference(a, b, broadcast, broadcast_axis, out, threads, dtype)
     alignment = _alignment("squared_difference", broadcast_axis, axis)
     a, b = _weak_scalars.resolve("squared_difference", (a, b), dtype)
@@ -385,7 +385,7 @@ def subtract(
     dtype: DTypeLike = None,
     axis: Optional[SupportsIndex] = None,
 ) -> NDArray[Any]:
-    if axis is None and not isinstance(a, _PYTHON_SCALARS) and not isinstance(b, _PYTHON_SCALARS):
+    if axis is None:
         return _subtract(a, b, broadcast, broadcast_axis, out, threads, dtype)  # as in squared_difference
     alignment = _alignment("subtract", broadcast_axis, axis)
     a, b = _weak_scalars.resolve("subtract", (a, b), dtype)

@@ -1,7 +1,8 @@
 // The compiled part of the NumPy binding: sqdiff._sqdiff.
 //
-// It turns NumPy arrays into sqdiff views (NumPy's byte strides divided by the
-// item size), checks what only Python knows (dtypes, the out= array's
+// It makes Python scalars weak (through sqdiff._weak_scalars), turns NumPy
+// arrays into sqdiff views (NumPy's byte strides divided by the item size),
+// checks what only Python knows (dtypes, the out= array's
 // writability, argument types), releases the GIL and calls the library. The
 // public functions, their signatures and their docstrings live in
 // sqdiff/__init__.py, which calls into this module.
@@ -412,9 +413,30 @@ Shape output_shape(std::string_view op, const Input& a, const Input& b, sqdiff::
   }
 }
 
-py::object run(Op op, py::handle a_object, py::handle b_object, py::handle broadcast, py::handle axis,
+// True for what may be a weak Python scalar: a bool, int or float, or an
+// instance of a subclass (np.float64 too, which resolve tells apart).
+bool may_be_python_scalar(py::handle object) { return PyLong_Check(object.ptr()) || PyFloat_Check(object.ptr()); }
+
+// a and b with their Python scalars made weak by sqdiff._weak_scalars.resolve,
+// the one place that knows the rules (it raises sqdiff.Error for a scalar that
+// does not fit); a call without one costs two type checks.
+std::pair<py::object, py::object> resolve_python_scalars(std::string_view op, py::handle a, py::handle b,
+                                                         py::handle dtype) {
+  if (!may_be_python_scalar(a) && !may_be_python_scalar(b)) {
+    return {py::reinterpret_borrow<py::object>(a), py::reinterpret_borrow<py::object>(b)};
+  }
+  static PyObject* const resolve =
+      py::object(py::module_::import("sqdiff._weak_scalars").attr("resolve")).release().ptr();
+  const py::object resolved = py::reinterpret_steal<py::object>(PyObject_CallFunctionObjArgs(
+      resolve, py::str(std::string(op)).ptr(), py::make_tuple(a, b).ptr(), dtype.ptr(), nullptr));
+  if (!resolved) throw py::error_already_set();
+  return {resolved[py::int_(0)], resolved[py::int_(1)]};
+}
+
+py::object run(Op op, py::handle a_given, py::handle b_given, py::handle broadcast, py::handle axis,
                py::handle out_object, py::handle threads, py::handle dtype) {
   const std::string_view name = op_name(op);
+  const auto [a_object, b_object] = resolve_python_scalars(name, a_given, b_given, dtype);
   sqdiff::Options options;
   options.broadcast = parse_broadcast(name, broadcast, axis);
   options.threads = parse_threads(name, threads);
