@@ -135,6 +135,11 @@ timed call is `xnn_run_operator`; 2 threads on a `pthreadpool` of 2, 1 thread in
 the store), created once per case on the CPU engine, 1 or 2 OpenMP threads (`omp_set_num_threads`).
 oneDNN broadcasts its second source only: for a broadcast `a` against a full `b` the operands are
 swapped (`(b - a)^2` is exactly `(a - b)^2`), and the both-sided cases have no oneDNN figure.
+Their 2-thread figures depend on the load more than sqdiff's: a call of pthreadpool (XNNPACK) or
+of libgomp (oneDNN) returns only when every worker has checked in, so a worker that the scheduler
+has not run yet holds the caller up; sqdiff's caller waits for the tiles claimed, and claims the
+rest itself. At a load average of 13-23 on the 2 cores, many of their 2-thread calls took 15-40 ms
+whatever the size (in the bench and in a plain loop around `run()` alike).
 
 **Build.** The library is built as the project builds it (Release, Highway picks the SIMD target at
 run time). The benchmark program, which holds the bound loops and the Eigen code, is compiled with
