@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (fuzz/, docs/fuzzing.md) in build-fuzz/ with
+# clang and ASan+UBSan, then runs each for a chosen time and prints, per
+# target: executions, executions per second, coverage (libFuzzer's final cov:
+# and ft:), corpus size and crashes. Exits non-zero if any target crashed,
+# with the crash file's path in the output.
+#
+#   scripts/fuzz.sh                  every target, 60 s each
+#   scripts/fuzz.sh 600              every target, 10 minutes each
+#   scripts/fuzz.sh 60 --target fuzz_api --target fuzz_npy
+#
+# Each run starts from a fresh copy of fuzz/corpus/<target>/ in
+# build-fuzz/run/<target>/corpus/ (the committed seeds never grow); crash
+# files go to build-fuzz/run/<target>/artifacts/, the log to
+# build-fuzz/run/<target>/fuzz.log. Environment: CXX (default clang++-14),
+# FUZZ_BUILD_DIR (default build-fuzz).
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo_root"
+
+all_targets=(fuzz_npy fuzz_ir fuzz_partial_shape fuzz_api)
+# Inputs longer than these add nothing the format can express (a .npy header
+# and a little data, a model of a few layers, a shape, a call and its arena).
+declare -A max_len=([fuzz_npy]=4096 [fuzz_ir]=8192 [fuzz_partial_shape]=256 [fuzz_api]=2048)
+
+usage() {
+  echo "usage: scripts/fuzz.sh [SECONDS] [--target NAME]...   (NAME: ${all_targets[*]})" >&2
+  exit 2
+}
+
+seconds=60
+targets=()
+while (($#)); do
+  case "$1" in
+    --target)
+      (($# >= 2)) || usage
+      [[ -v "max_len[$2]" ]] || { echo "fuzz.sh: unknown target '$2'" >&2; usage; }
+      targets+=("$2")
+      shift 2
+      ;;
+    --target=*)
+      name="${1#--target=}"
+      [[ -v "max_len[$name]" ]] || { echo "fuzz.sh: unknown target '$name'" >&2; usage; }
+      targets+=("$name")
+      shift
+      ;;
+    -h | --help) usage ;;
+    *)
+      [[ "$1" =~ ^[0-9]+$ && "$1" -gt 0 ]] || { echo "fuzz.sh: '$1' is not a number of seconds" >&2; usage; }
+      seconds="$1"
+      shift
+      ;;
+  esac
+done
+((${#targets[@]})) || targets=("${all_targets[@]}")
+
+build_dir="${FUZZ_BUILD_DIR:-build-fuzz}"
+cxx="${CXX:-clang++-14}"
+if ! command -v "$cxx" >/dev/null 2>&1; then
+  echo "fuzz.sh: $cxx not found (Debian: scripts/install-deps.sh installs clang-14 and libclang-rt-14-dev)" >&2
+  exit 1
+fi
+
+generator=()
+if [[ ! -f "$build_dir/CMakeCache.txt" ]] && command -v ninja >/dev/null 2>&1; then
+  generator=(-G Ninja)
+fi
+echo "== fuzz: build ($build_dir, $cxx)"
+cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DSQDIFF_BUILD_FUZZERS=ON -DSQDIFF_BUILD_TESTS=OFF -DSQDIFF_BUILD_PYTHON=OFF -DSQDIFF_BUILD_EXAMPLES=OFF \
+  -DSQDIFF_BUILD_BENCH=OFF >/dev/null
+cmake --build "$build_dir" --parallel "$(nproc 2>/dev/null || echo 2)" --target "${targets[@]}"
+
+# Sanitizer findings stop the run and are saved as crash files.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+
+# stat NAME LOG: a value of libFuzzer's -print_final_stats block.
+stat() { sed -n "s/^stat::$1: *//p" "$2" | tail -n 1; }
+# last_status FIELD LOG: FIELD (cov, ft, corp) from the last status line.
+# (None when the target crashed before its first status line.)
+last_status() { { grep -E "^#[0-9]+.* $1: " "$2" || true; } | tail -n 1 | sed -E "s/.* $1: ([^ ]+).*/\1/"; }
+
+summary=()
+crashed=()
+for target in "${targets[@]}"; do
+  work="$build_dir/run/$target"
+  rm -rf "$work"
+  mkdir -p "$work/corpus" "$work/artifacts"
+  cp fuzz/corpus/"$target"/* "$work/corpus/"
+  log="$work/fuzz.log"
+  echo "== fuzz: $target for ${seconds}s (log: $log)"
+  status=0
+  "$build_dir/fuzz/$target" "$work/corpus" -dict="fuzz/$target.dict" -max_len="${max_len[$target]}" \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$work/artifacts/" >"$log" 2>&1 || status=$?
+  executions="$(stat number_of_executed_units "$log")"
+  per_second="$(stat average_exec_per_sec "$log")"
+  cov="$(last_status cov "$log")"
+  ft="$(last_status ft "$log")"
+  corpus_files="$(find "$work/corpus" -type f | wc -l)"
+  crash_files=()
+  mapfile -t crash_files < <(find "$work/artifacts" -type f | sort)
+  line="$target: ${executions:-?} executions, ${per_second:-?} exec/s, cov ${cov:-?}, ft ${ft:-?}, corpus $corpus_files files, crashes ${#crash_files[@]}"
+  if ((status != 0 || ${#crash_files[@]} > 0)); then
+    tail -n 40 "$log"
+    line+=" (exit status $status)"
+    for file in "${crash_files[@]}"; do line+=$'\n'"    crash file: $file"; done
+    ((${#crash_files[@]})) || line+=$'\n'"    no crash file written: see $log"
+    crashed+=("$target")
+  fi
+  echo "$line"
+  summary+=("$line")
+done
+
+echo "== fuzz: summary (${seconds}s per target)"
+printf '%s\n' "${summary[@]}"
+if ((${#crashed[@]})); then
+  echo "fuzz.sh: FAILED: ${crashed[*]} crashed; reproduce with $build_dir/fuzz/TARGET CRASH_FILE (docs/fuzzing.md)"
+  exit 1
+fi
+echo "fuzz.sh: PASSED: no crashes"
