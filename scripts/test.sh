@@ -114,6 +114,10 @@ tsan_threads() {
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1}"
 tsan_threads
 
+# The libFuzzer targets (docs/fuzzing.md), about a minute each from their seeds
+# (build-fuzz/, clang, ASan+UBSan): a crash fails the stage and names its file.
+stage "fuzz smoke" bash scripts/fuzz.sh 60 || true
+
 # join ITEMS...: "a, b, c".
 join() {
   local result="" item
