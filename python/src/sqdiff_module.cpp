@@ -417,6 +417,30 @@ Shape output_shape(std::string_view op, const Input& a, const Input& b, sqdiff::
 // instance of a subclass (np.float64 too, which resolve tells apart).
 bool may_be_python_scalar(py::handle object) { return PyLong_Check(object.ptr()) || PyFloat_Check(object.ptr()); }
 
+// The common weak scalar, a Python float beside a float32 or float64 ndarray,
+// converted here as _weak_scalars does it (the value rounded once to nearest
+// even into the array's type; beyond its range, inf): a 0-d array of the
+// array's dtype. Nothing for any other pair, which resolve converts.
+std::optional<py::object> weak_float(py::handle scalar, py::handle array_object) {
+  if (!PyFloat_CheckExact(scalar.ptr()) || !is_exact_ndarray(array_object)) return std::nullopt;
+  const py::dtype dtype = py::reinterpret_borrow<py::array>(array_object).dtype();
+  if (dtype.kind() != 'f' || !is_native_byte_order(dtype)) return std::nullopt;
+  const double value = PyFloat_AS_DOUBLE(scalar.ptr());
+  if (dtype.itemsize() == 8) {
+    py::array converted(dtype, Shape{});
+    *static_cast<double*>(converted.mutable_data()) = value;
+    return converted;
+  }
+  if (dtype.itemsize() == 4) {
+    py::array converted(dtype, Shape{});
+    // The C conversion rounds to nearest even (the default rounding mode) and
+    // gives inf from float32's largest value plus half an ulp on, as NumPy does.
+    *static_cast<float*>(converted.mutable_data()) = static_cast<float>(value);
+    return converted;
+  }
+  return std::nullopt;  // float16 (and long double): resolve
+}
+
 // a and b with their Python scalars made weak by sqdiff._weak_scalars.resolve,
 // the one place that knows the rules (it raises sqdiff.Error for a scalar that
 // does not fit); a call without one costs two type checks.
@@ -425,6 +449,8 @@ std::pair<py::object, py::object> resolve_python_scalars(std::string_view op, py
   if (!may_be_python_scalar(a) && !may_be_python_scalar(b)) {
     return {py::reinterpret_borrow<py::object>(a), py::reinterpret_borrow<py::object>(b)};
   }
+  if (std::optional<py::object> weak_b = weak_float(b, a)) return {py::reinterpret_borrow<py::object>(a), *weak_b};
+  if (std::optional<py::object> weak_a = weak_float(a, b)) return {*weak_a, py::reinterpret_borrow<py::object>(b)};
   static PyObject* const resolve =
       py::object(py::module_::import("sqdiff._weak_scalars").attr("resolve")).release().ptr();
   const py::object resolved = py::reinterpret_steal<py::object>(PyObject_CallFunctionObjArgs(

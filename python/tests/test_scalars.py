@@ -206,3 +206,21 @@ def test_the_shortcut_for_an_array_and_a_scalar_is_the_general_path(name):
                 assert fast == slow, (scalar, order)
             else:
                 assert fast.dtype == slow.dtype == x.dtype and fast.tobytes() == slow.tobytes(), (scalar, order)
+
+
+@pytest.mark.parametrize("name", ["float32", "float64"])
+def test_the_compiled_float_shortcut_is_the_python_rule(name):
+    """A Python float beside a float32/float64 ndarray is converted in the compiled
+    part; the result has the bits of the one _weak_scalars.resolve gives, for random
+    doubles of every magnitude (fixed seed), NaNs and the rounding-to-inf edges."""
+    from sqdiff import _weak_scalars
+
+    rng = np.random.default_rng(50)
+    doubles = rng.integers(0, 2 ** 64, size=400, dtype=np.uint64).view(np.float64).tolist()
+    doubles += [math.nan, -math.nan, 0.0, -0.0, 5e-324, F32_THRESHOLD, math.nextafter(F32_THRESHOLD, 0),
+                -F32_THRESHOLD, float(np.finfo(np.float32).max), 1.5 * 2.0 ** -149, 2.0 ** -150]
+    x = np.zeros(1, dtype=name)
+    for value in doubles:
+        reference = _weak_scalars.resolve("subtract", (x, value))[1]
+        assert bits(sqdiff.subtract(value, x)) == bits(reference), value
+        assert bits(sqdiff.subtract(x, value)) == bits(sqdiff.subtract(x, reference)), value
