@@ -387,6 +387,20 @@ Input make_input(std::string_view op, const char* name, py::handle object, std::
   return {std::move(array), std::move(view)};
 }
 
+// A new C-contiguous array (0-d for an empty shape), made by NumPy from the
+// shape as it is: pybind11's constructor would first copy it and spell out
+// the strides, two allocations a small call notices.
+py::array new_c_array(py::dtype dtype, const Shape& shape) {
+  static_assert(sizeof(int64_t) == sizeof(Py_intptr_t), "Shape's dims are NumPy's npy_intp");
+  const auto& api = py::detail::npy_api::get();
+  // PyArray_NewFromDescr takes (steals) the reference to the dtype.
+  PyObject* array = api.PyArray_NewFromDescr_(api.PyArray_Type_, dtype.release().ptr(), static_cast<int>(shape.size()),
+                                              reinterpret_cast<Py_intptr_t*>(const_cast<int64_t*>(shape.data())),
+                                              nullptr, nullptr, 0, nullptr);
+  if (array == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::array>(array);
+}
+
 // Obtains the library's own message for inputs of two types (it checks the
 // types first, before anything is read or written).
 [[noreturn]] void fail_on_mixed_types(Op op, const Input& a, const Input& b) {
@@ -477,7 +491,7 @@ py::object run(Op op, py::handle a_given, py::handle b_given, py::handle broadca
   if (out_object.is_none()) {
     const Shape shape = output_shape(name, a, b, options.broadcast);
     // C-contiguous, 0-d for a 0-d result; ml_dtypes.bfloat16 for such inputs.
-    target.emplace(result_dtype(a.view.dtype, {&a.array, &b.array}), shape);
+    target.emplace(new_c_array(result_dtype(a.view.dtype, {&a.array, &b.array}), shape));
   } else {
     if (!py::isinstance<py::array>(out_object)) {
       type_error(std::string(name) + ": out must be a numpy.ndarray, not " + type_name(out_object));
