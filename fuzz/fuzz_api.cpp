@@ -8,8 +8,8 @@
 // shapes, each view's strides (dense, permuted, gapped, reversed, 0, arbitrary,
 // or the output exactly aliasing an input) and offset inside one arena, so
 // views overlap freely; then the threads, the arena's alignment and its bytes.
-// Every arena byte that no view can reach is poisoned for ASan, so a read or
-// write outside the views' elements stops the run.
+// Every arena granule outside the views' extents is poisoned for ASan, so a
+// read or write beyond a view stops the run.
 //
 // Checks (SPEC sections 3-7, docs/SPEC_DECISIONS.md):
 // - a valid call succeeds and leaves the arena equal to the snapshot taken
@@ -157,17 +157,19 @@ class Arena {
   unsigned char* data() const { return block_ + shift_; }
   std::size_t size() const { return size_; }
 
-  // Poisons every 8-byte granule that holds no byte of any view's elements
-  // (ASan tracks granules: finer gaps stay readable).
+  // Poisons every 8-byte granule outside the views' extents (from each view's
+  // lowest to its highest element): a kernel may read a whole row's span,
+  // gaps included (the block rows do), but nothing beyond it. ASan tracks
+  // granules, so up to 7 bytes past an extent stay readable.
   void poison_outside(const std::vector<const View*>& views) {
     std::vector<bool> used((shift_ + size_ + 7) / 8, false);
     for (const View* v : views) {
-      if (!v->strides_ok()) continue;  // an invalid call: nothing may be touched
-      for_each_element(*v, [&](int64_t at) {
-        check(at >= 0 && static_cast<std::size_t>(at) + v->item() <= size_, "a view outside the arena");
-        const std::size_t first = shift_ + static_cast<std::size_t>(at);
-        for (std::size_t b = first; b < first + v->item(); ++b) used[b / 8] = true;
-      });
+      if (!v->strides_ok() || count_of(v->shape) == 0) continue;  // nothing may be touched
+      const auto [lo, hi] = reach(*v);
+      const auto item = static_cast<int64_t>(v->item());
+      const int64_t first = v->start + lo * item, end = v->start + (hi + 1) * item;
+      check(first >= 0 && static_cast<std::size_t>(end) <= size_, "a view outside the arena");
+      for (int64_t b = first; b < end; ++b) used[(shift_ + static_cast<std::size_t>(b)) / 8] = true;
     }
     for (std::size_t g = 0; g < used.size(); ++g) {
       if (!used[g]) ASAN_POISON_MEMORY_REGION(block_ + g * 8, std::min<std::size_t>(8, shift_ + size_ - g * 8));
