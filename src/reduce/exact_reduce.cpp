@@ -4,6 +4,7 @@
 
 #include "reduce/binned_sum.hpp"
 #include "reduce/element_access.hpp"
+#include "reduce/square_buckets.hpp"
 
 namespace sqdiff::detail {
 
@@ -104,6 +105,12 @@ class TermAdder {
     }
   }
 
+  // A square the caller summed itself (SquareBuckets): finite, never -0.
+  void note_square() {
+    any_ = true;
+    non_negative_zero_ = true;
+  }
+
   void finish() {
     bins_.flush_into(sum_);
     sum_.note_terms(any_, non_negative_zero_);
@@ -119,6 +126,54 @@ class TermAdder {
 
 }  // namespace
 
+namespace {
+
+// The squares of f16/bf16/f32 differences, through SquareBuckets (the ones it
+// cannot take through the TermAdder), one loop per input type.
+template <typename Load>
+void add_squares_with(const ReduceCall& call, const std::vector<ReduceDim>& summed,
+                      const std::array<int64_t, kMaxOperands>& base, TermAdder& adder, ExactSum& sum, Load load) {
+  const auto size = static_cast<int64_t>(dtype_size(call.input));
+  SquareBuckets buckets(sum.format());
+  bool any_bucketed = false;
+  const ReduceDim& row = summed.back();
+  const std::vector<ReduceDim> outer(summed.begin(), summed.end() - 1);
+  DimWalker walk(outer);
+  do {
+    const std::byte* pa = call.data[0] + (base[0] + walk.offset(0)) * size;
+    const std::byte* pb = call.data[1] + (base[1] + walk.offset(1)) * size;
+    const int64_t step_a = row.stride[0] * size;
+    const int64_t step_b = row.stride[1] * size;
+    for (int64_t i = 0; i < row.size; ++i, pa += step_a, pb += step_b) {
+      if (buckets.add(load(pa), load(pb))) {
+        any_bucketed = true;
+      } else {
+        adder.add(pa, pb, nullptr);
+      }
+    }
+  } while (walk.next());
+  buckets.flush_into(sum);
+  if (any_bucketed) adder.note_square();
+  adder.finish();
+}
+
+void add_single_precision_squares(const ReduceCall& call, const std::vector<ReduceDim>& summed,
+                                  const std::array<int64_t, kMaxOperands>& base, TermAdder& adder, ExactSum& sum) {
+  switch (call.input) {
+    case DType::f32:
+      add_squares_with(call, summed, base, adder, sum, [](const std::byte* p) { return double{load_as<float>(p)}; });
+      break;
+    case DType::f16:
+      add_squares_with(call, summed, base, adder, sum, [](const std::byte* p) { return load_float(p, DType::f16); });
+      break;
+    default:
+      add_squares_with(call, summed, base, adder, sum, [](const std::byte* p) { return load_float(p, DType::bf16); });
+      break;
+  }
+}
+
+}  // namespace
+
 void add_exact_terms(const ReduceCall& call, const std::vector<ReduceDim>& summed,
                      const std::array<int64_t, kMaxOperands>& base, ExactSum& sum) {
   if (call.count == 0) return;
@@ -127,6 +182,11 @@ void add_exact_terms(const ReduceCall& call, const std::vector<ReduceDim>& summe
     return call.data[k] == nullptr ? nullptr : call.data[k] + (base[k] + offset) * size;
   };
   TermAdder adder(call, sum);
+  if (!summed.empty() && call.term == Term::square_of_difference &&
+      (call.input == DType::f32 || call.input == DType::f16 || call.input == DType::bf16)) {
+    add_single_precision_squares(call, summed, base, adder, sum);
+    return;
+  }
   if (summed.empty()) {
     adder.add(at(0, 0), at(1, 0), at(2, 0));
   } else {
