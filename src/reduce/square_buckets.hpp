@@ -62,6 +62,9 @@ class SquareBuckets {
   static constexpr int kBuckets = 129 + 149 + 1;
   // Per set 2^21 additions of values below 2^106 stay below 2^127.
   static constexpr int kAddsBeforeFlush = kSets << 21;
+  // The bound itself, checked where it is made: each set takes every kSets-th
+  // addition, each below 2^106 (53-bit mantissas squared).
+  static_assert(kAddsBeforeFlush / kSets <= (1 << 21), "a 128-bit bucket could overflow before its flush");
 
   // Only buckets in [low_, high_] hold values; the range is zeroed as it
   // grows, so that a sum of a few terms does not clear them all.
