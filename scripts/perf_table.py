@@ -672,6 +672,21 @@ def replace_section(page, section):
     return page[:start] + section + "\n" + page[end:]
 
 
+def kept_peer_speed_section(path):
+    """The Python-level peers' section (scripts/peer_speed.sh writes it from a run of its own),
+    carried over from the page being replaced."""
+    begin, end = "<!-- peer-speed:begin -->", "<!-- peer-speed:end -->"
+    try:
+        with open(path, encoding="utf-8") as f:
+            page = f.read()
+    except OSError:
+        return ""
+    if begin not in page or end not in page:
+        return ""
+    start = page.rfind("\n## ", 0, page.index(begin))
+    return page[start:page.index(end) + len(end)] + "\n"
+
+
 def main():
     args = parse_args()
     ctx, rows = load(args.results)
@@ -753,7 +768,7 @@ def main():
                "`build-bench/bench/sqdiff_bench --help` lists Google Benchmark's options; the bench adds "
                "`--sqdiff_budget=SECONDS`, `--sqdiff_min_rounds=N` and `--sqdiff_samples=N` (samples per round).\n")
 
-    text = "\n".join(out)
+    text = "\n".join(out) + kept_peer_speed_section(args.output)
     if args.output == "-":
         sys.stdout.write(text)
     else:

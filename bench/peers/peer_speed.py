@@ -21,6 +21,8 @@ a peer that is not installed is left out and named in the output.
 
 import argparse
 import dataclasses
+import importlib
+import os
 import re
 import statistics
 import sys
@@ -196,6 +198,10 @@ PEERS = {
 }
 
 
+def peer_version(name):
+    return getattr(importlib.import_module(name), "__version__", "?")
+
+
 # --- timing ------------------------------------------------------------------------------------
 
 def batch_size(call, target_seconds):
@@ -265,7 +271,11 @@ def main():
             print(f"{label:28} t{threads}  sqdiff {base * 1e6:10.1f} us  {shown}", flush=True)
 
     low, high = min(control_ratios), max(control_ratios)
+    versions = ", ".join(f"{name} {peer_version(name)}" for name in available)
     lines = [
+        f"From a run of `scripts/peer_speed.sh` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} "
+        f"(sqdiff {sqdiff.__version__}, {versions}; load average at the end {os.getloadavg()[0]:.1f}).",
+        "",
         f"Peer time / sqdiff time (> 1: sqdiff faster), medians of {rounds} interleaved rounds. "
         f"Noise band (sqdiff against itself in the same run, all cases): {low:.2f}-{high:.2f}.",
         "",
