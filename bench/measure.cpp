@@ -18,12 +18,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr auto kPrimeTime = std::chrono::milliseconds(10);
 
-double cpu_seconds(clockid_t clock) {
-  timespec t{};
-  clock_gettime(clock, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
-
 // How many threads of this process other than the caller are running or
 // runnable (state R in /proc/self/task/*/stat). A thread that spins but has
 // been preempted is runnable, so this sees it where CPU-time accounting would
@@ -47,18 +41,18 @@ int other_runnable_threads() {
   return count;
 }
 
-// Waits (sleeping) until no other thread of this process is running or
-// runnable, at most about half a second; returns the CPU milliseconds the
-// other threads used meanwhile.
+// Waits until no other thread of this process is running or runnable, at
+// most about half a second; returns the wall milliseconds that took. (Not the
+// CPU time the other threads used meanwhile: Linux adds a running thread's
+// time to the process clock at ticks and context switches, so a worker that
+// ran through the whole sample showed up to a tick of its earlier work as
+// "after" the call, about 2 ms whatever its spin.)
 double quiesce() {
-  const double process0 = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
-  const double thread0 = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
-  for (int i = 0; i < 2500 && other_runnable_threads() > 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  const auto start = Clock::now();
+  for (int i = 0; i < 25000 && other_runnable_threads() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
   }
-  const double others = (cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - process0) -
-                        (cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - thread0);
-  return std::max(0.0, others) * 1e3;
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
 // The 1-minute load average: how busy the shared machine was.
@@ -71,7 +65,7 @@ double load_average() {
 
 // Side results of one sample.
 struct SampleExtras {
-  double spin_ms = 0;  // CPU ms other threads burnt after the sample
+  double spin_ms = 0;  // wall ms until the other threads stopped running after the sample
   double cold_ns = 0;  // the first priming call, made with the threads asleep
 };
 
@@ -92,8 +86,8 @@ double sample_ns(const Contender& contender, int batch, SampleExtras* extras = n
   const auto stop = Clock::now();
   if (contender.after) contender.after();
   if (contender.quiesce) {
-    const double burnt = quiesce();
-    if (extras != nullptr) extras->spin_ms = burnt;
+    const double running = quiesce();
+    if (extras != nullptr) extras->spin_ms = running;
   }
   return std::chrono::duration<double, std::nano>(stop - start).count() / batch;
 }

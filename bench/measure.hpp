@@ -48,11 +48,11 @@ struct Contender {
   std::function<void()> before = {};
   std::function<void()> after = {};
   // Multi-threaded code leaves threads behind that may keep spinning after
-  // the call returns (sqdiff's workers spin for 200 us before they
-  // sleep; so do Eigen's). On two cores such a thread would steal the core
-  // the next contender needs. With quiesce set, the harness waits after each
-  // sample until no other thread of the process is running or runnable, and
-  // records how much CPU time they burnt meanwhile (spin_after_ms).
+  // the call returns (sqdiff's workers spin for an adaptive time up to 200 us
+  // before they sleep; so do Eigen's). On two cores such a thread would steal
+  // the core the next contender needs. With quiesce set, the harness waits
+  // after each sample until no other thread of the process is running or
+  // runnable, and records how long that took (spin_after_ms).
   bool quiesce = false;
   // With prime set, each sample starts with about 10 ms of untimed calls, so
   // that a thread pool put to sleep by the quiesce is awake, and its threads
@@ -70,7 +70,7 @@ struct Contender {
 
 struct Measurement {
   std::vector<std::vector<double>> ns;  // [contender][round], ns per call
-  std::vector<std::vector<double>> spin_ms;  // [contender][sample], CPU ms other threads burnt after the sample
+  std::vector<std::vector<double>> spin_ms;  // [contender][sample], wall ms until the other threads stopped running
   std::vector<std::vector<double>> cold_ns;  // [contender][sample], the first priming call
   int batch = 1;
   int rounds = 0;

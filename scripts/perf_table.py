@@ -108,7 +108,8 @@ each sample with 10 ms of untimed calls: the pool is awake, the scheduler has ha
 spread its threads, and each thread's share of the data sits in its own core's cache, as it would
 in a loop of calls. Each sample ends by waiting until no other thread of the process is running
 or runnable, so that a pool that keeps spinning after a call cannot steal a core from the next
-contender. The CPU time those threads burnt after returning is reported as `spin_after_ms`, and
+contender. How long those threads kept running after the call returned (wall time, polled every
+20 us through /proc) is reported as `spin_after_ms`, and
 the first, cold call of each sample as `cold_call_ns`. sqdiff is called with `Options::threads` =
 1 or 2 (0, the library default, for the `t0` row). On a loaded 2-core machine the 2-thread figures
 are still the least reliable ones: see the load column and the notes above. The f16 and bf16
@@ -588,13 +589,13 @@ def observations(rows):
     if spins:
         med = statistics.median(spins)
         notes.append(
-            f"- After a multi-threaded call, sqdiff's pool threads kept burning CPU for a median of "
-            f"{med:.1f} ms (max {max(spins):.1f} ms) before going to sleep (`spin_after_ms`). On a 2-core "
+            f"- After a multi-threaded call, sqdiff's pool threads kept running for a median of "
+            f"{med:.2f} ms (max {max(spins):.2f} ms) before going to sleep (`spin_after_ms`). On a 2-core "
             "machine that is a core taken from whatever runs next; the benchmark waits it out so it does not "
             "distort the other contenders.")
     eigen_spins = [r["eigen_spin_after_ms"] for r in rows if r.get("eigen_spin_after_ms") is not None]
     if eigen_spins:
-        notes.append(f"- Eigen's pool, for comparison: median {statistics.median(eigen_spins):.1f} ms.")
+        notes.append(f"- Eigen's pool, for comparison: median {statistics.median(eigen_spins):.2f} ms.")
     busy = [r for r in rows if r.get("load1") is not None and r["load1"] > BUSY_LOAD]
     if busy:
         notes.append(
