@@ -41,31 +41,10 @@ struct GradientCase {
 GradientCase random_gradient_case(DType type, std::mt19937_64& rng) {
   GradientCase c;
   c.type = type;
-  const auto rank = static_cast<std::size_t>(rng() % 5);
-  Shape s(rank);
-  for (auto& d : s) d = rng() % 40 == 0 ? 0 : 1 + static_cast<int64_t>(rng() % (rank <= 2 ? 30 : 6));
-  while (count_of(s) > 1500) s[rng() % rank] /= 2;
-  const auto maybe_one = [&](int64_t d) { return rng() % 3 == 0 ? 1 : d; };
-  switch (rng() % 3) {
-    case 0:
-      c.mode = {BroadcastKind::none, -1};
-      c.a_shape = c.b_shape = s;
-      break;
-    case 1:
-      c.mode = {BroadcastKind::numpy, -1};
-      for (Shape* x : {&c.a_shape, &c.b_shape}) {
-        const std::size_t len = rng() % 3 == 0 ? rng() % (rank + 1) : rank;
-        for (std::size_t i = rank - len; i < rank; ++i) x->push_back(maybe_one(s[i]));
-      }
-      break;
-    default: {
-      const std::size_t k = rng() % (rank + 1);
-      const std::size_t axis = rng() % (rank - k + 1);
-      c.mode = {BroadcastKind::pdpd, (axis + k == rank && rng() % 2 == 0) ? -1 : static_cast<int64_t>(axis)};
-      c.a_shape = s;
-      for (std::size_t i = 0; i < k; ++i) c.b_shape.push_back(maybe_one(s[axis + i]));
-    }
-  }
+  const RandomBroadcast shapes = random_broadcast({5, 40, 30, 1500, 3}, rng);
+  c.mode = shapes.mode;
+  c.a_shape = shapes.a_shape;
+  c.b_shape = shapes.b_shape;
   const auto which = rng() % 4;
   c.want_a = which != 1;
   c.want_b = which != 2;

@@ -86,6 +86,53 @@ inline int64_t count_of(const Shape& s) {
   return n;
 }
 
+// A random broadcast: a shape of rank below `rank_limit`, each dim 0 one time in
+// `zero_one_in` (else up to `dim_limit`, 6 beyond rank 2), halved until it holds
+// at most `max_count` elements; then a mode (none, numpy, pdpd with an axis) and
+// a and b shapes that broadcast to it, a dim becoming 1 one time in `one_in`.
+struct RandomBroadcastSpec {
+  std::size_t rank_limit;
+  uint64_t zero_one_in;
+  uint64_t dim_limit;
+  int64_t max_count;
+  uint64_t one_in;
+};
+
+struct RandomBroadcast {
+  Broadcast mode;
+  Shape a_shape, b_shape;
+};
+
+inline RandomBroadcast random_broadcast(const RandomBroadcastSpec& spec, std::mt19937_64& rng) {
+  RandomBroadcast c;
+  const auto rank = static_cast<std::size_t>(rng() % spec.rank_limit);
+  Shape s(rank);
+  for (auto& d : s) d = rng() % spec.zero_one_in == 0 ? 0 : 1 + static_cast<int64_t>(rng() % (rank <= 2 ? spec.dim_limit : 6));
+  while (count_of(s) > spec.max_count) s[rng() % rank] /= 2;
+  const auto maybe_one = [&](int64_t d) { return rng() % spec.one_in == 0 ? 1 : d; };
+  switch (rng() % 3) {
+    case 0:
+      c.mode = {BroadcastKind::none, -1};
+      c.a_shape = c.b_shape = s;
+      break;
+    case 1:
+      c.mode = {BroadcastKind::numpy, -1};
+      for (Shape* x : {&c.a_shape, &c.b_shape}) {
+        const std::size_t len = rng() % 3 == 0 ? rng() % (rank + 1) : rank;
+        for (std::size_t i = rank - len; i < rank; ++i) x->push_back(maybe_one(s[i]));
+      }
+      break;
+    default: {
+      const std::size_t k = rng() % (rank + 1);
+      const std::size_t axis = rng() % (rank - k + 1);
+      c.mode = {BroadcastKind::pdpd, (axis + k == rank && rng() % 2 == 0) ? -1 : static_cast<int64_t>(axis)};
+      c.a_shape = s;
+      for (std::size_t i = 0; i < k; ++i) c.b_shape.push_back(maybe_one(s[axis + i]));
+    }
+  }
+  return c;
+}
+
 inline std::string text(const Shape& s) {
   std::string r = "[";
   for (std::size_t i = 0; i < s.size(); ++i) {

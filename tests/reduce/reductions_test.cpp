@@ -44,32 +44,10 @@ struct Case {
 Case random_case(DType input, std::mt19937_64& rng) {
   Case c;
   c.input = input;
-  const auto rank = static_cast<std::size_t>(rng() % 6);
-  Shape s(rank);
-  for (auto& d : s) d = rng() % 50 == 0 ? 0 : 1 + static_cast<int64_t>(rng() % (rank <= 2 ? 40 : 6));
-  while (count_of(s) > 2000) s[rng() % rank] /= 2;
-  const auto maybe_one = [&](int64_t d) { return rng() % 4 == 0 ? 1 : d; };
-  switch (rng() % 3) {
-    case 0:
-      c.mode = {BroadcastKind::none, -1};
-      c.a_shape = c.b_shape = s;
-      break;
-    case 1: {
-      c.mode = {BroadcastKind::numpy, -1};
-      for (Shape* x : {&c.a_shape, &c.b_shape}) {
-        const std::size_t len = rng() % 3 == 0 ? rng() % (rank + 1) : rank;
-        for (std::size_t i = rank - len; i < rank; ++i) x->push_back(maybe_one(s[i]));
-      }
-      break;
-    }
-    default: {
-      const std::size_t k = rng() % (rank + 1);
-      const std::size_t axis = rng() % (rank - k + 1);
-      c.mode = {BroadcastKind::pdpd, (axis + k == rank && rng() % 2 == 0) ? -1 : static_cast<int64_t>(axis)};
-      c.a_shape = s;
-      for (std::size_t i = 0; i < k; ++i) c.b_shape.push_back(maybe_one(s[axis + i]));
-    }
-  }
+  const RandomBroadcast shapes = random_broadcast({6, 50, 40, 2000, 4}, rng);
+  c.mode = shapes.mode;
+  c.a_shape = shapes.a_shape;
+  c.b_shape = shapes.b_shape;
   const std::size_t r = gmp::align(c.a_shape, c.b_shape, c.mode).shape.size();
   const auto u = rng() % 10;
   if (u < 2) {
