@@ -5,21 +5,23 @@
 #include <algorithm>
 #include <cstring>
 
+#include "native_vector.hpp"
 #include "pair_runner.hpp"
 
 namespace sqdiff_bench {
 namespace {
 
-// The widest vectors -march=native gives (AVX-512 on the reference machine),
-// as in bound_loops.cpp.
+using native::add;
+using native::load;
+using native::splat;
+using native::store;
+using native::stream;
+using native::sub;
+using native::Vec;
+using native::zero;
+
+// The FMA peak's vectors, as wide as native::Vec.
 #if defined(__AVX512F__)
-using Vec = __m512i;
-inline Vec load(const std::byte* p) { return _mm512_loadu_si512(p); }
-inline void store(std::byte* p, Vec v) { _mm512_storeu_si512(p, v); }
-inline void stream(std::byte* p, Vec v) { _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v); }
-inline Vec add(Vec a, Vec b) { return _mm512_add_epi32(a, b); }
-inline Vec sub(Vec a, Vec b) { return _mm512_sub_epi32(a, b); }
-inline Vec zero() { return _mm512_setzero_si512(); }
 using VecF = __m512;
 using VecD = __m512d;
 inline VecF fma(VecF a, VecF b, VecF c) { return _mm512_fmadd_ps(a, b, c); }
@@ -27,13 +29,6 @@ inline VecD fma(VecD a, VecD b, VecD c) { return _mm512_fmadd_pd(a, b, c); }
 inline VecF splat(float x) { return _mm512_set1_ps(x); }
 inline VecD splat(double x) { return _mm512_set1_pd(x); }
 #elif defined(__AVX2__) && defined(__FMA__)
-using Vec = __m256i;
-inline Vec load(const std::byte* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
-inline void store(std::byte* p, Vec v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
-inline void stream(std::byte* p, Vec v) { _mm256_stream_si256(reinterpret_cast<__m256i*>(p), v); }
-inline Vec add(Vec a, Vec b) { return _mm256_add_epi32(a, b); }
-inline Vec sub(Vec a, Vec b) { return _mm256_sub_epi32(a, b); }
-inline Vec zero() { return _mm256_setzero_si256(); }
 using VecF = __m256;
 using VecD = __m256d;
 inline VecF fma(VecF a, VecF b, VecF c) { return _mm256_fmadd_ps(a, b, c); }
