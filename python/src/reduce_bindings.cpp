@@ -279,11 +279,6 @@ py::tuple subtract_backward(py::handle grad_object, py::handle a_shape_object, p
     fail(op, "grad has shape " + shape_text(grad.view.shape) + ", not the broadcast shape " + shape_text(expected) +
                  " of a_shape " + shape_text(a_shape) + " and b_shape " + shape_text(b_shape));
   }
-  // The library takes a skipped gradient's input to have grad's shape; for a
-  // skipped b in pdpd that shape may not fit the window at broadcast_axis
-  // (b of a's rank at axis 1). grad_a does not depend on b's shape, and b of
-  // grad's shape aligns at -1 in every mode, so the library gets -1 then.
-  if (!need_b) options.broadcast.axis = -1;
   const DType dtype_out = grad.view.dtype;
   std::optional<Target> grad_a;
   std::optional<Target> grad_b;

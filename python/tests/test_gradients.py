@@ -58,6 +58,11 @@ def test_subtract_backward_against_oracle(name, mode, a_shape, b_shape, axis):
     got = sqdiff.subtract_backward(g, a_shape, b_shape, broadcast=mode, broadcast_axis=axis, need=(),
                                    dtype=dtype_keyword(name))
     assert got == (None, None)
+    # grad_a alone: b's shape must not constrain the call (pdpd at an axis).
+    only_a, no_b = sqdiff.subtract_backward(g, a_shape, b_shape, broadcast=mode, broadcast_axis=axis, need=("a",),
+                                            dtype=dtype_keyword(name))
+    assert no_b is None
+    assert_same_bits(only_a, want_a)
 
 
 def test_layouts_and_threads_give_the_same_bits():
