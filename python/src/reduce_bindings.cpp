@@ -217,17 +217,6 @@ py::object reduce(bool mean, py::handle a_object, py::handle b_object, py::handl
   return target.finish(out_object);
 }
 
-// When grad is empty every gradient element is a sum of no terms, +0; the
-// library leaves such gradients unwritten or writes other values (seen for a
-// of shape [0,3] with b of shape [3]), so the binding writes the zeros after
-// the call (which still checks the types and shapes).
-void zero_if_nothing_is_summed(const Input& grad, std::optional<Target>& grad_a, std::optional<Target>& grad_b) {
-  if (grad.array.size() != 0) return;
-  for (std::optional<Target>* target : {&grad_a, &grad_b}) {
-    if (*target) std::memset((*target)->array.mutable_data(), 0, static_cast<std::size_t>((*target)->array.nbytes()));
-  }
-}
-
 py::object optional_array(std::optional<Target>& target) {
   if (!target) return py::none();
   return std::move(target->array);
@@ -257,7 +246,6 @@ py::tuple squared_difference_backward(py::handle a_object, py::handle b_object, 
     sqdiff::squared_difference_backward(a.view, b.view, grad.view, view_a ? &*view_a : nullptr,
                                         view_b ? &*view_b : nullptr, options);
   }
-  zero_if_nothing_is_summed(grad, grad_a, grad_b);
   return py::make_tuple(optional_array(grad_a), optional_array(grad_b));
 }
 
@@ -292,7 +280,6 @@ py::tuple subtract_backward(py::handle grad_object, py::handle a_shape_object, p
     const py::gil_scoped_release release;
     sqdiff::subtract_backward(grad.view, view_a ? &*view_a : nullptr, view_b ? &*view_b : nullptr, options);
   }
-  zero_if_nothing_is_summed(grad, grad_a, grad_b);
   return py::make_tuple(optional_array(grad_a), optional_array(grad_b));
 }
 
