@@ -452,6 +452,15 @@ HWY_INLINE void Row(D d, const A& a, const B& b, typename Codec::Storage* out, c
         Codec::StorePair(d, Op::Apply(d, a.Load(d, i), b.Load(d, i)),
                          Op::Apply(d, a.Load(d, i + lanes), b.Load(d, i + lanes)), out + i);
       }
+    } else {
+      // Four vectors a step: one vector a step spends as many cycles on the
+      // loop's own bookkeeping as on the three memory operations it issues.
+      for (; i + 4 * lanes <= split.whole; i += 4 * lanes) {
+        Codec::Store(d, Op::Apply(d, a.Load(d, i), b.Load(d, i)), out + i);
+        Codec::Store(d, Op::Apply(d, a.Load(d, i + lanes), b.Load(d, i + lanes)), out + i + lanes);
+        Codec::Store(d, Op::Apply(d, a.Load(d, i + 2 * lanes), b.Load(d, i + 2 * lanes)), out + i + 2 * lanes);
+        Codec::Store(d, Op::Apply(d, a.Load(d, i + 3 * lanes), b.Load(d, i + 3 * lanes)), out + i + 3 * lanes);
+      }
     }
     for (; i < split.whole; i += lanes) {
       Codec::Store(d, Op::Apply(d, a.Load(d, i), b.Load(d, i)), out + i);
