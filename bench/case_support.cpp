@@ -1,7 +1,9 @@
 #include "case_support.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <numeric>
+#include <optional>
 #include <utility>
 
 namespace sqdiff_bench {
@@ -36,10 +38,22 @@ Contender library_contender(std::string name, Role role, std::function<void()> c
 }
 
 void run_and_report(benchmark::State& state, const std::vector<Contender>& contenders, const CaseInfo& info) {
+  std::vector<Contender> with_self = contenders;
+  if (std::optional<Contender> self = self_contender(contenders)) with_self.push_back(std::move(*self));
   for (auto _ : state) {
-    const Measurement m = measure(contenders);
-    report(state, contenders, m, info);
+    const Measurement m = measure(with_self);
+    report(state, with_self, m, info);
   }
+}
+
+std::optional<Contender> self_contender(const std::vector<Contender>& contenders) {
+  const auto subject =
+      std::find_if(contenders.begin(), contenders.end(), [](const Contender& c) { return c.role == Role::subject; });
+  if (subject == contenders.end()) return std::nullopt;
+  Contender self = *subject;
+  self.name = "self";
+  self.role = Role::reference;
+  return self;
 }
 
 benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* bm, benchmark::TimeUnit unit) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,13 @@ std::string shape_name(const sqdiff::Shape& shape);  // "8x1x6x1", "scalar"
 // library default) it is quiesced and primed like the bound loops' worker.
 Contender library_contender(std::string name, Role role, std::function<void()> call, int threads);
 
-// The benchmark body: one interleaved measurement, reported.
+// The subject timed again under another name, last in each round: its time
+// over the subject's (r_self) is how far two runs of the same code differ in
+// this case's rounds, the noise band that a peer's ratio is read against.
+std::optional<Contender> self_contender(const std::vector<Contender>& contenders);  // none without a subject
+
+// The benchmark body: one interleaved measurement (the contenders and
+// self_contender), reported.
 void run_and_report(benchmark::State& state, const std::vector<Contender>& contenders, const CaseInfo& info);
 
 // One iteration = the whole interleaved measurement; the time reported is the

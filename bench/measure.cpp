@@ -10,6 +10,8 @@
 #include <ctime>
 #include <string>
 #include <map>
+#include <numeric>
+#include <random>
 #include <thread>
 
 namespace sqdiff_bench {
@@ -141,10 +143,20 @@ Measurement measure(const std::vector<Contender>& contenders) {
   const auto start = Clock::now();
   const int passes = std::max(1, s.samples_per_round);
   std::vector<double> best(contenders.size());
+  // Each pass takes the contenders in a new order: a contender's time depends
+  // on what the one before it left in the caches (at 256K f32 out of place,
+  // sqdiff timed twice ran 5% apart when one copy always followed the
+  // streaming bound loop), and a fixed order would turn that into a bias
+  // between contenders instead of scatter between rounds. The seed is fixed,
+  // so runs take the same orders.
+  std::vector<std::size_t> order(contenders.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::mt19937 shuffle_rng(0x5EEDu);
   for (;;) {
     std::fill(best.begin(), best.end(), INFINITY);
     for (int pass = 0; pass < passes; ++pass) {
-      for (std::size_t i = 0; i < contenders.size(); ++i) {
+      std::shuffle(order.begin(), order.end(), shuffle_rng);
+      for (const std::size_t i : order) {
         SampleExtras extras;
         best[i] = std::min(best[i], sample_ns(contenders[i], m.batch, &extras));
         m.spin_ms[i].push_back(extras.spin_ms);

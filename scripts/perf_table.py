@@ -53,9 +53,11 @@ sqdiff through its public API (`sqdiff::squared_difference` unless the name says
 *bound loops* that move the same bytes (one with ordinary stores, one with streaming stores), and
 Eigen computing the same thing. They take turns, round after round. A *sample* is a batch of
 back-to-back calls lasting about 200 µs (one call when a call is longer). In each round every
-contender is sampled three times, interleaved (sqdiff, loops, Eigen, sqdiff, ...), and keeps its
-best sample: other processes on the two cores only ever add time, so the best of three filters a
-preempted sample out. Every ratio is then computed per round, from samples taken milliseconds
+contender is sampled three times, interleaved, each pass in a new shuffled order (what ran just
+before leaves its mark on the caches: with a fixed order, sqdiff timed twice differed by 5% at
+256K), and keeps its best sample: other processes on the two cores only ever add time, so the best
+of three filters a preempted sample out. sqdiff is also timed a second time, as one more contender
+(`self`): its ratio to the first, `r_self`, is the noise band of the peer comparisons. Every ratio is then computed per round, from samples taken milliseconds
 apart, and the table shows the median over the rounds (at least 5, more while the budget of
 0.6 s per benchmark lasts, at most 201). The shared machine drifts by up to 2x over minutes but
 hardly within a round, so the ratios hold where the absolute times do not; the times and GB/s are
@@ -327,7 +329,7 @@ def table(rows, with_bound=True):
             loop = LOOP_NAMES.get(row["labels"].get("bound", ""), row["labels"].get("bound", "?"))
             r = row.get("r_bound")
             cells += [f"{fmt_ratio(r)} ({loop})" if r is not None else "—", fmt_ratio(row.get("eigen_r_bound"))]
-        for peer in ("eigen", "xnnpack", "onednn"):
+        for peer in PEER_NAMES:
             vs = row.get("vs_" + peer)
             cells.append(f"{vs:.2f}x" if vs is not None else "—")
         cells += [target_text(target), met_text(met(row, target), row)]
@@ -634,6 +636,44 @@ def observations(rows):
     return "\n".join(notes) if notes else "- none"
 
 
+PEER_NAMES = {"eigen": "Eigen", "xnnpack": "XNNPACK", "onednn": "oneDNN"}
+
+
+def peers_faster_section(rows):
+    """Every case a peer ran faster than sqdiff, read against the noise band:
+    r_self, the subject timed twice in the same rounds (bench/case_support.hpp)."""
+    selves = [r["r_self"] for r in rows if r.get("r_self") is not None]
+    if not selves:
+        return None
+    # Which copy of sqdiff is "self" is arbitrary, so a ratio r and 1 / r are
+    # the same distance from 1: the band is made symmetric.
+    low = min(min(selves), 1 / max(selves))
+    high = 1 / low
+    lines = [f"Noise band: {low:.2f}-{high:.2f}, from the spread of `r_self` over the {len(selves)} cases of this "
+             f"page ({min(selves):.2f}-{max(selves):.2f}, made symmetric about 1): sqdiff timed a second time as "
+             "one more contender in the same shuffled rounds, its time over the first's (median of rounds). A "
+             "peer ratio below 1 but not below the band's low end is no farther from 1 than sqdiff is from "
+             "itself.\n"]
+    slower = []
+    for row in rows:
+        for peer, shown in PEER_NAMES.items():
+            vs = row.get("vs_" + peer)
+            if vs is not None and vs < 1.0:
+                slower.append((vs, row, shown))
+    if not slower:
+        lines.append("No peer was faster than sqdiff in any case of this run.")
+        return "\n".join(lines)
+    lines.append("| case | size | threads | peer | peer time / sqdiff time | r_self of the case | verdict |")
+    lines.append("|---|---|---|---|---|---|---|")
+    for vs, row, shown in sorted(slower, key=lambda item: item[0]):
+        _, case, threads = describe_case(row["name"])
+        own = row.get("r_self")
+        verdict = "within noise" if vs >= low else "**beyond noise**"
+        lines.append(f"| {case} | {fmt_size(row.get('elements', 0))} | {threads_text(row, threads)} | {shown} | "
+                     f"{vs:.2f} | {fmt_ratio(own)} | {verdict} |")
+    return "\n".join(lines)
+
+
 REDUCE_HEADING = "## Reductions and gradients\n"
 
 
@@ -725,6 +765,10 @@ def main():
     out.append(targets_section(rows) + "\n")
     out.append("## Notes from this run\n")
     out.append(observations(rows) + "\n")
+    faster = peers_faster_section(same + bcast + small)
+    if faster:
+        out.append("## Cases where a peer was faster\n")
+        out.append(faster + "\n")
     if same:
         out.append("## Same shape\n")
         out.append("`a`, `b` and `out` of n elements; in place means `out` is `a`. Sizes: 4K is in L1/L2, 256K in "
@@ -765,7 +809,7 @@ def main():
     out.append("## Reading the raw output\n")
     out.append("`build-bench/bench-results.json` (written by `scripts/bench.sh`) holds every counter: `r_bound`, "
                "`r_<loop>` for each bound loop on its own, `r_f16_floor` / `r_bf16_floor`, `bound_GBps`, `vs_eigen`, "
-               "`eigen_r_bound`, `eigen_ns`, `spin_after_ms`, `cold_call_ns`, `rounds`, `batch`, `load1`. "
+               "`eigen_r_bound`, `eigen_ns`, `r_self` (sqdiff timed twice: the noise band), `spin_after_ms`, `cold_call_ns`, `rounds`, `batch`, `load1`. "
                "`build-bench/bench/sqdiff_bench --help` lists Google Benchmark's options; the bench adds "
                "`--sqdiff_budget=SECONDS`, `--sqdiff_min_rounds=N` and `--sqdiff_samples=N` (samples per round).\n")
 
