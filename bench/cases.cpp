@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bound_loops.hpp"
+#include "call_footprint.hpp"
 #include "buffers.hpp"
 #include "case_support.hpp"
 #include "conversion_floor.hpp"
@@ -118,6 +119,11 @@ void same_shape(benchmark::State& state, eigen_peer::Op op, DType dtype, int64_t
     contenders.push_back(library_contender(
         "eigen", Role::peer, [=] { eigen_peer::same_shape(op, dtype, buf.a, buf.b, out_data, n, threads); },
         threads));
+  }
+  if (dtype == DType::f32 && n == 4 * kKi && threads == 1) {
+    for (Contender& part : call_footprint_contenders(op == eigen_peer::Op::squared_difference, a, b, out)) {
+      contenders.push_back(std::move(part));
+    }
   }
   if (dtype == DType::f32) {
     add_dense_peers(contenders,
