@@ -5,7 +5,7 @@ and the MSE reduction) is run by sqdiff and by every peer that can run it, each 
 best settings: a pre-compiled model (OpenVINO, ONNX Runtime), the thread count set through the
 peer's own knob, the output buffer allocated once and reused where the peer allows it
 (NumPy/PyTorch `out=`, ONNX Runtime's IO binding, OpenVINO's output tensor bound to a NumPy
-buffer). The contenders run in rotating order, round after round; each round times a batch of
+buffer). The contenders run in a shuffled order, a new one each round; each round times a batch of
 calls per contender. The figure per contender is the median over rounds, and the ratio
 peer/sqdiff > 1 means sqdiff is faster.
 
@@ -23,6 +23,7 @@ import argparse
 import dataclasses
 import importlib
 import os
+import random
 import re
 import statistics
 import sys
@@ -212,14 +213,19 @@ def batch_size(call, target_seconds):
 
 
 def measure(contenders, rounds, target_seconds):
-    """Median seconds per call of each contender, rounds interleaved in rotating order."""
+    """Median seconds per call of each contender, rounds interleaved in shuffled orders."""
     for call in contenders.values():
         call()  # warm: first-call allocations, thread pools, compiled kernels
     batches = {name: batch_size(call, target_seconds) for name, call in contenders.items()}
     samples = {name: [] for name in contenders}
-    names = list(contenders)
-    for r in range(rounds):
-        for name in names[r % len(names):] + names[:r % len(names)]:
+    # A new order every round (fixed seed): what ran just before a contender
+    # leaves its mark on the caches, and a rotation keeps each one's
+    # predecessor the same, which turns that into a bias between contenders.
+    order = list(contenders)
+    shuffler = random.Random(0x5EED)
+    for _ in range(rounds):
+        shuffler.shuffle(order)
+        for name in order:
             call, batch = contenders[name], batches[name]
             start = time.perf_counter()
             for _ in range(batch):
