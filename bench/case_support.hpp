@@ -26,9 +26,9 @@ std::string shape_name(const sqdiff::Shape& shape);  // "8x1x6x1", "scalar"
 // library default) it is quiesced and primed like the bound loops' worker.
 Contender library_contender(std::string name, Role role, std::function<void()> call, int threads);
 
-// The subject timed again under another name, last in each round: its time
-// over the subject's (r_self) is how far two runs of the same code differ in
-// this case's rounds, the noise band that a peer's ratio is read against.
+// The subject timed again under another name, in the same shuffled rounds:
+// its time over the subject's (r_self) is how far two runs of the same code
+// differ in this case, the noise band that a peer's ratio is read against.
 std::optional<Contender> self_contender(const std::vector<Contender>& contenders);  // none without a subject
 
 // The benchmark body: one interleaved measurement (the contenders and

@@ -77,8 +77,15 @@ Contender fma_bound(FmaLanes lanes, int threads, double terms) {
 // Runs the measurement and adds what the generic report does not know: the
 // fraction of outputs the library sent down its exact path during it, and
 // for compute-bound cases the GFLOP/s of sqdiff and of each FMA loop.
-void run_case(benchmark::State& state, const std::vector<Contender>& contenders, const CaseInfo& info,
+void run_case(benchmark::State& state, const std::vector<Contender>& given, const CaseInfo& info,
               double flops = 0) {
+  // sqdiff timed twice where a peer is timed: the noise band of its ratio.
+  std::vector<Contender> contenders = given;
+  const bool has_peer =
+      std::any_of(given.begin(), given.end(), [](const Contender& c) { return c.role == Role::peer; });
+  if (has_peer) {
+    if (std::optional<Contender> self = self_contender(given)) contenders.push_back(std::move(*self));
+  }
   for (auto _ : state) {
     const auto before = sqdiff::detail::fast_square_counts();
     const Measurement m = measure(contenders);

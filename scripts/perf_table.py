@@ -688,7 +688,10 @@ def peers_faster_section(rows):
     lines.append("| case | size | threads | peer | peer time / sqdiff time | r_self of the case | verdict |")
     lines.append("|---|---|---|---|---|---|---|")
     for vs, row, shown in sorted(slower, key=lambda item: item[0]):
-        _, case, threads = describe_case(row["name"])
+        if row["name"].startswith(("reduce/", "grad/")):
+            case, threads = describe_reduction(row)
+        else:
+            _, case, threads = describe_case(row["name"])
         own = row.get("r_self")
         verdict = "within noise" if vs >= low else "**beyond noise**"
         lines.append(f"| {case} | {fmt_size(row.get('elements', 0))} | {threads_text(row, threads)} | {shown} | "
@@ -787,7 +790,7 @@ def main():
     out.append(targets_section(rows) + "\n")
     out.append("## Notes from this run\n")
     out.append(observations(rows) + "\n")
-    faster = peers_faster_section(same + bcast + small)
+    faster = peers_faster_section([r for r in rows if "error" not in r])
     if faster:
         out.append("## Cases where a peer was faster\n")
         out.append(faster + "\n")
