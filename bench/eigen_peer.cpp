@@ -131,6 +131,19 @@ float squared_norm(const float* a_data, const float* b_data, std::ptrdiff_t n, i
   return sum();
 }
 
+double squared_norm_in_double(const float* a_data, const float* b_data, std::ptrdiff_t n, int threads) {
+  if (threads <= 1) {
+    Eigen::Map<const Eigen::VectorXf> a(a_data, n);
+    Eigen::Map<const Eigen::VectorXf> b(b_data, n);
+    return (a.cast<double>() - b.cast<double>()).squaredNorm();
+  }
+  In1 a(a_data, n);
+  In1 b(b_data, n);
+  Eigen::Tensor<double, 0, Eigen::RowMajor> sum;
+  sum.device(pool_device()) = (a.cast<double>() - b.cast<double>()).square().sum();
+  return sum();
+}
+
 std::string squared_norm_note(int threads) { return threads <= 1 ? "squaredNorm" : "Tensor.sum+ThreadPool2"; }
 
 std::string version() {

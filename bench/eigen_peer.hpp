@@ -45,6 +45,9 @@ std::string tensor_note(int threads);  // "Tensor" or "Tensor+ThreadPool2"
 // `(a - b).squaredNorm()` on Map'd vectors, 2 threads the Tensor module's
 // `(a - b).square().sum()` on the pool.
 float squared_norm(const float* a, const float* b, std::ptrdiff_t n, int threads);
+// The same in double: each f32 widened, then subtracted, squared and summed
+// in f64, the arithmetic sqdiff's fast path does (though not its rounding).
+double squared_norm_in_double(const float* a, const float* b, std::ptrdiff_t n, int threads);
 std::string squared_norm_note(int threads);  // "squaredNorm" or "Tensor.sum+ThreadPool2"
 
 std::string version();

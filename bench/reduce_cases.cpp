@@ -146,6 +146,13 @@ void sum_all(benchmark::State& state, DType dtype, int64_t n, int threads, std::
           g_sink_double.store(eigen_peer::squared_norm(a_f, b_f, n, threads), std::memory_order_relaxed);
         },
         threads));
+    // What the same expression costs with sqdiff's widening to f64 (r_eigen_f64).
+    contenders.push_back(library_contender(
+        "eigen_f64", Role::reference,
+        [=] {
+          g_sink_double.store(eigen_peer::squared_norm_in_double(a_f, b_f, n, threads), std::memory_order_relaxed);
+        },
+        threads));
     info.peer_note = eigen_peer::squared_norm_note(threads);
   }
   info.bytes = case_bytes;

@@ -685,6 +685,15 @@ def peers_faster_section(rows):
             note = l1_edge_note(row)
             if note:
                 lines.append(note)
+    widened = [(describe_reduction(row)[1], row["r_eigen_f64"]) for _, row, shown in slower
+               if shown == "Eigen" and row.get("r_eigen_f64") is not None]
+    if widened:
+        figures = " and ".join(f"{ratio:.1f}x sqdiff's time with {threads} thread{'' if threads == '1' else 's'}"
+                               for threads, ratio in sorted(widened))
+        lines.append("Why Eigen leads the f32 sum over all axes: it sums in f32, with an error that grows with n; "
+                     "sqdiff returns the exact sum rounded once, which rests on widening every element to f64 (half "
+                     "the lanes per instruction). The same Eigen expression widened to f64 (`r_eigen_f64`) takes "
+                     f"{figures}, in the same rounds.\n")
     lines.append("| case | size | threads | peer | peer time / sqdiff time | r_self of the case | verdict |")
     lines.append("|---|---|---|---|---|---|---|")
     for vs, row, shown in sorted(slower, key=lambda item: item[0]):
