@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "bound_loops.hpp"
-#include "call_footprint.hpp"
 #include "buffers.hpp"
+#include "call_footprint.hpp"
 #include "case_support.hpp"
 #include "conversion_floor.hpp"
 #include "dense_peers.hpp"
