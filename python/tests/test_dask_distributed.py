@@ -39,7 +39,15 @@ def client():
 
 
 def workers(client):
-    return sorted(client.scheduler_info()["workers"])
+    """The workers' addresses, asked of the scheduler itself. Client.scheduler_info()
+    can return a cached identity with no workers in it: distributed 2026.8 refreshes
+    that cache every 2 s without them, and the refresh can land between the call's own
+    fetch and its return (a CI run saw [] after a correct compute)."""
+    return sorted(client.run_on_scheduler(scheduler_worker_addresses))
+
+
+def scheduler_worker_addresses(dask_scheduler):
+    return list(dask_scheduler.workers)
 
 
 def dtype_keyword(dtype_name):
