@@ -18,6 +18,10 @@
 #                                    in build-bench/venv-python, NumPy's OpenBLAS wheel over it
 #                                    (bench/python/requirements.txt); into build-bench/bench-python-*.json
 #                                    and the page
+#   scripts/bench.sh --peers         the whole speed comparison in one command: the C++ run above,
+#                                    then scripts/peer_speed.sh (NumPy, PyTorch, ONNX Runtime and
+#                                    OpenVINO from Python, pinned in requirements/peers.txt), whose
+#                                    table goes into the same page
 #
 # The raw results of a full or quick run are kept in build-bench/bench-results.json.
 set -euo pipefail
@@ -31,6 +35,7 @@ min_rounds=5
 filter=""
 with_python=OFF
 reductions_only=0
+with_peers=0
 extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -38,9 +43,10 @@ while [[ $# -gt 0 ]]; do
     --filter) filter="$2"; shift 2 ;;
     --filter=*) filter="${1#--filter=}"; shift ;;
     --python) with_python=ON; shift ;;
+    --peers) with_peers=1; shift ;;
     --reductions-only) reductions_only=1; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -50,9 +56,11 @@ results="$build_dir/bench-results.json"
 output=docs/PERFORMANCE.md
 if [[ "$reductions_only" == 1 ]]; then
   [[ -z "$filter" ]] || { echo "bench.sh: --reductions-only and --filter do not go together" >&2; exit 2; }
+  [[ "$with_peers" == 0 ]] || { echo "bench.sh: --peers needs the whole run, not --reductions-only" >&2; exit 2; }
   filter='^(reduce|grad)/'
   results="$build_dir/bench-reductions.json"
 elif [[ -n "$filter" ]]; then
+  [[ "$with_peers" == 0 ]] || { echo "bench.sh: --peers needs the whole run, not --filter" >&2; exit 2; }
   results="$build_dir/bench-filtered.json"
   output="$build_dir/bench-filtered.md"
 fi
@@ -111,3 +119,6 @@ if [[ "$with_python" == ON ]]; then
 fi
 run /usr/bin/python3 scripts/perf_table.py "${table_args[@]}"
 echo "bench.sh: wrote $output (raw results: $results)"
+if [[ "$with_peers" == 1 ]]; then
+  run bash scripts/peer_speed.sh
+fi
