@@ -421,6 +421,10 @@ HWY_INLINE void Row(D d, const A& a, const B& b, typename Codec::Storage* out, s
   if (i < n) RowPartial<Codec, Op>(d, a, b, out, i, PartialLanes<Codec, D>(d, n - i));
 }
 
+// The longest row, in bytes of one operand, that the in-place rows unroll:
+// two such operands fill 32 KiB of a 48 KiB L1.
+constexpr size_t kUnrolledRowBytes = 16 * 1024;
+
 // Whether the row written is this operand's own row (an in-place call).
 template <class Operand, class Storage>
 HWY_INLINE bool WritesOver(const Operand& operand, const Storage* out) {
@@ -462,11 +466,13 @@ HWY_INLINE void Row(D d, const A& a, const B& b, typename Codec::Storage* out, c
         Codec::StorePair(d, Op::Apply(d, a.Load(d, i), b.Load(d, i)),
                          Op::Apply(d, a.Load(d, i + lanes), b.Load(d, i + lanes)), out + i);
       }
-    } else if (WritesOver(a, out) || WritesOver(b, out)) {
-      // In place, four vectors a step: at 4K f32 in L1 the kernel took 8-12 ns
-      // (6-8%) less than one vector a step. Out of place the same loop took
-      // 4-11% more (4K subtract in L1, 256K on 2 threads in L2; sqdiff_bench
-      // and a scratch program, on this machine), so that keeps the plain loop.
+    } else if ((WritesOver(a, out) || WritesOver(b, out)) &&
+               split.whole * sizeof(typename Codec::Storage) <= kUnrolledRowBytes) {
+      // In place and within L1, four vectors a step: at 4K f32 the kernel took
+      // 8-12 ns (6-8%) less than one vector a step. Out of place the same loop
+      // took 4-11% more (4K subtract in L1, 256K on 2 threads in L2), and in
+      // place beyond L1 1-2% more (256K f32, 1 thread), so those keep the
+      // plain loop (sqdiff_bench and a scratch program, on this machine).
       for (; i + 4 * lanes <= split.whole; i += 4 * lanes) {
         Codec::Store(d, Op::Apply(d, a.Load(d, i), b.Load(d, i)), out + i);
         Codec::Store(d, Op::Apply(d, a.Load(d, i + lanes), b.Load(d, i + lanes)), out + i + lanes);
