@@ -48,10 +48,11 @@ BUSY_LOAD = 2.5  # 1-minute load average above which a row is flagged (2 cores)
 METHOD = """\
 ## Method
 
-**What is compared.** Every benchmark runs, in one body, four contenders on the same buffers:
-sqdiff through its public API (`sqdiff::squared_difference` unless the name says `subtract`), two
-*bound loops* that move the same bytes (one with ordinary stores, one with streaming stores), and
-Eigen computing the same thing. They take turns, round after round. A *sample* is a batch of
+**What is compared.** Every benchmark runs, in one body, its contenders on the same buffers:
+sqdiff through its public API (`sqdiff::squared_difference` unless the name says `subtract`), the
+same call again as `self` (the noise band), two *bound loops* that move the same bytes (one with
+ordinary stores, one with streaming stores), and the peers computing the same thing (Eigen; for
+f32, XNNPACK and oneDNN too). They take turns, round after round. A *sample* is a batch of
 back-to-back calls lasting about 200 µs (one call when a call is longer). In each round every
 contender is sampled three times, interleaved, each pass in a new shuffled order (what ran just
 before leaves its mark on the caches: with a fixed order, sqdiff timed twice differed by 5% at
