@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <functional>
 #include <numeric>
-#include <optional>
 #include <utility>
 
 namespace sqdiff_bench {
@@ -38,22 +37,23 @@ Contender library_contender(std::string name, Role role, std::function<void()> c
 }
 
 void run_and_report(benchmark::State& state, const std::vector<Contender>& contenders, const CaseInfo& info) {
-  std::vector<Contender> with_self = contenders;
-  if (std::optional<Contender> self = self_contender(contenders)) with_self.push_back(std::move(*self));
+  const std::vector<Contender> timed = with_self(contenders);
   for (auto _ : state) {
-    const Measurement m = measure(with_self);
-    report(state, with_self, m, info);
+    const Measurement m = measure(timed);
+    report(state, timed, m, info);
   }
 }
 
-std::optional<Contender> self_contender(const std::vector<Contender>& contenders) {
+std::vector<Contender> with_self(const std::vector<Contender>& contenders) {
+  std::vector<Contender> timed = contenders;
   const auto subject =
       std::find_if(contenders.begin(), contenders.end(), [](const Contender& c) { return c.role == Role::subject; });
-  if (subject == contenders.end()) return std::nullopt;
+  if (subject == contenders.end()) return timed;
   Contender self = *subject;
   self.name = "self";
   self.role = Role::reference;
-  return self;
+  timed.push_back(std::move(self));
+  return timed;
 }
 
 benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* bm, benchmark::TimeUnit unit) {

@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,13 +25,14 @@ std::string shape_name(const sqdiff::Shape& shape);  // "8x1x6x1", "scalar"
 // library default) it is quiesced and primed like the bound loops' worker.
 Contender library_contender(std::string name, Role role, std::function<void()> call, int threads);
 
-// The subject timed again under another name, in the same shuffled rounds:
-// its time over the subject's (r_self) is how far two runs of the same code
-// differ in this case, the noise band that a peer's ratio is read against.
-std::optional<Contender> self_contender(const std::vector<Contender>& contenders);  // none without a subject
+// The contenders and, when there is a subject, the subject again under the
+// name "self", timed in the same shuffled rounds: its time over the subject's
+// (r_self) is how far two runs of the same code differ in this case, the
+// noise band that a peer's ratio is read against.
+std::vector<Contender> with_self(const std::vector<Contender>& contenders);
 
-// The benchmark body: one interleaved measurement (the contenders and
-// self_contender), reported.
+// The benchmark body: one interleaved measurement of with_self(contenders),
+// reported.
 void run_and_report(benchmark::State& state, const std::vector<Contender>& contenders, const CaseInfo& info);
 
 // One iteration = the whole interleaved measurement; the time reported is the

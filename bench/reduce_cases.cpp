@@ -80,12 +80,9 @@ Contender fma_bound(FmaLanes lanes, int threads, double terms) {
 void run_case(benchmark::State& state, const std::vector<Contender>& given, const CaseInfo& info,
               double flops = 0) {
   // sqdiff timed twice where a peer is timed: the noise band of its ratio.
-  std::vector<Contender> contenders = given;
   const bool has_peer =
       std::any_of(given.begin(), given.end(), [](const Contender& c) { return c.role == Role::peer; });
-  if (has_peer) {
-    if (std::optional<Contender> self = self_contender(given)) contenders.push_back(std::move(*self));
-  }
+  const std::vector<Contender> contenders = has_peer ? with_self(given) : given;
   for (auto _ : state) {
     const auto before = sqdiff::detail::fast_square_counts();
     const Measurement m = measure(contenders);
