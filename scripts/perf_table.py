@@ -57,9 +57,8 @@ back-to-back calls lasting about 200 µs (one call when a call is longer). In ea
 contender is sampled three times, interleaved, each pass in a new shuffled order (what ran just
 before leaves its mark on the caches: with a fixed order, sqdiff timed twice differed by 5% at
 256K), and keeps its best sample: other processes on the two cores only ever add time, so the best
-of three filters a preempted sample out. sqdiff is also timed a second time, as one more contender
-(`self`): its ratio to the first, `r_self`, is the noise band of the peer comparisons. Every ratio is then computed per round, from samples taken milliseconds
-apart, and the table shows the median over the rounds (at least 5, more while the budget of
+of three filters a preempted sample out. Every ratio is then computed per round, from samples taken
+milliseconds apart, and the table shows the median over the rounds (at least 5, more while the budget of
 0.6 s per benchmark lasts, at most 201). The shared machine drifts by up to 2x over minutes but
 hardly within a round, so the ratios hold where the absolute times do not; the times and GB/s are
 medians too, but only comparable within one run.
@@ -638,6 +637,7 @@ def observations(rows):
 
 
 PEER_NAMES = {"eigen": "Eigen", "xnnpack": "XNNPACK", "onednn": "oneDNN"}
+
 
 def l1_edge_note(row):
     """Why Eigen leads at 4K f32 out of place, from the row's own breakdown
