@@ -54,6 +54,11 @@ struct RowBatch {
 // ~15% of a 16-element block call's samples (perf).
 inline constexpr std::size_t kLookupPadding = 32;
 
+// Rows of at least this many bytes per operand are long: on AVX-512 targets
+// the plain vv, vs and sv kernels run them in 256-bit vectors (the reason is
+// in elementwise-inl.h; the tests take rows either side of it).
+inline constexpr std::size_t kLongRowBytes = 128 * 1024;
+
 using RowKernel = void (*)(const void* a, const void* b, void* out, std::size_t n, const RowBatch& batch);
 
 struct RowKinds {

@@ -398,11 +398,15 @@ TEST_P(SimdTarget, RowKernelsMatchOracle) {
       for (DType t : oracle::kAllDTypes) {
         if (bf16_instructions && t != DType::bf16) continue;  // the same kernels as without
         const sqdiff::detail::RowKernels& kernels = table.at(static_cast<sqdiff::detail::Op>(op), t);
+        // Either side of where rows count as long, the longer with a partial vector.
+        const std::size_t long_row = sqdiff::detail::kLongRowBytes / oracle::elem_size(t);
+        std::vector<std::size_t> row_lengths = ns;
+        row_lengths.insert(row_lengths.end(), {long_row - 1, long_row + 13});
         for (const auto& [k, flavor] :
              {std::pair{&kernels.plain, "plain"}, std::pair{&kernels.streaming, "streaming"}})
           for (char kind : {'v', 's', 'S'})
             for (Where where : {Where::fresh, Where::on_a, Where::on_b})
-              for (std::size_t n : ns) {
+              for (std::size_t n : row_lengths) {
                 const std::string err = run_kernel_case(rng, *k, flavor, t, op, kind, where, n, n % 4);
                 if (!err.empty()) {
                   ADD_FAILURE() << err;
