@@ -69,11 +69,13 @@ class Pool {
     tile_ = tile;
     tiles_ = static_cast<int64_t>((range + tile - 1) / tile);
     done_.store(0, std::memory_order_relaxed);
+    claimed_from_front_.store(0, std::memory_order_relaxed);
+    claimed_from_back_.store(0, std::memory_order_relaxed);
     helpers_.store(threads - 1, std::memory_order_relaxed);
     remaining_.store(tiles_, std::memory_order_release);
     wake_workers();
 
-    run_tiles();
+    run_tiles(End::front);
     // Only tiles already claimed are waited for; on a busy machine the
     // worker holding one may be descheduled, so yield after a short spin.
     for (int spins = 0; done_.load(std::memory_order_acquire) != tiles_; ++spins) {
@@ -86,14 +88,29 @@ class Pool {
   }
 
  private:
+  // The caller takes tiles from the front of the range, the workers from the
+  // back. Calls in a row then give each thread the same tiles every time
+  // (about its share from its end), so the data a thread wrote or read stays
+  // in its core's L2 for the next call; handed out in one order, the tiles
+  // fell to either thread by chance and moved between the cores' caches.
+  // 256K f32 out of place (3 MiB, 8 tiles, each core's half in its L2) on 2
+  // threads, sqdiff_bench over repeated runs: 14.7-27.7 us, 5 runs of 14
+  // above 19 us, with tiles in one order; 14.3-16.9 us in 12 of 12 so.
+  // A late worker still only takes what the caller has not.
+  enum class End { front, back };
+
   // Claims and runs tiles until none is left. A claim (remaining_ > 0 before
   // the decrement) always belongs to the current job: the caller publishes
-  // the next job only after every claimed tile is done.
-  void run_tiles() {
+  // the next job only after every claimed tile is done. At most tiles_ claims
+  // succeed, so the front's indices and the back's never meet.
+  void run_tiles(End end) {
     for (;;) {
       const int64_t left = remaining_.fetch_sub(1, std::memory_order_acq_rel);
       if (left <= 0) return;
-      const auto index = static_cast<std::size_t>(tiles_ - left);
+      const auto index =
+          end == End::front
+              ? static_cast<std::size_t>(claimed_from_front_.fetch_add(1, std::memory_order_relaxed))
+              : static_cast<std::size_t>(tiles_ - 1 - claimed_from_back_.fetch_add(1, std::memory_order_relaxed));
       const std::size_t begin = index * tile_;
       task_(context_, begin, range_ - begin < tile_ ? range_ - begin : tile_);
       done_.fetch_add(1, std::memory_order_release);
@@ -144,7 +161,7 @@ class Pool {
     uint32_t seen = epoch_.load();
     while (!stop_.load()) {
       // A worker beyond this call's thread count stays out of it.
-      if (index < helpers_.load(std::memory_order_relaxed)) run_tiles();
+      if (index < helpers_.load(std::memory_order_relaxed)) run_tiles(End::back);
       seen = wait_for_change(seen);
     }
   }
@@ -198,6 +215,8 @@ class Pool {
   std::atomic<int> helpers_{0};
   alignas(64) std::atomic<int64_t> remaining_{0};  // tiles not yet claimed
   alignas(64) std::atomic<int64_t> done_{0};       // tiles finished
+  alignas(64) std::atomic<int64_t> claimed_from_front_{0};  // by the caller
+  alignas(64) std::atomic<int64_t> claimed_from_back_{0};   // by the workers
   // The current job.
   TileTask task_ = nullptr;
   void* context_ = nullptr;

@@ -1,6 +1,6 @@
 // Parallel loops over a 1-D range: tiles handed out dynamically to the
-// caller and a few persistent workers (thread_pool.cpp says why it is not
-// pthreadpool or oneTBB).
+// caller, from the front, and a few persistent workers, from the back
+// (thread_pool.cpp says why, and why it is not pthreadpool or oneTBB).
 #pragma once
 
 #include <cstddef>
