@@ -425,14 +425,16 @@ HWY_INLINE void Row(D d, const A& a, const B& b, typename Codec::Storage* out, s
 // two such operands fill 32 KiB of a 48 KiB L1.
 constexpr size_t kUnrolledRowBytes = 16 * 1024;
 
-// The vectors of long rows (kLongRowBytes, beyond L1): 256 bits, two a step,
-// where the target's own are 512. On this machine (Sapphire Rapids, 48 KiB L1,
-// 2 MiB L2), f32 rows that live in L2 took 1-7% less time so than in 512-bit
-// vectors (192K-320K elements in place, 24K-160K out of place; scratch loops,
-// 201 shuffled rounds), and as long from L3 and memory (1M); in and near L1
-// they took more (4K-8K: 9-33%; 16K: 2%), hence the size. sqdiff_bench, 256K
-// f32 in place on 1 thread: 1.02 of Eigen's time, 0.94-0.99 in 512-bit vectors.
-// Native types only: f16 and bf16 spend their time converting, not loading.
+// The vectors of long rows (kLongRowBytes to kLongRowMaxBytes: beyond L1,
+// within L2): 256 bits, two a step, where the target's own are 512. On this
+// machine (Sapphire Rapids, 48 KiB L1, 2 MiB L2), f32 rows that live in L2
+// took 1-7% less time so than in 512-bit vectors (192K-320K elements in place,
+// 24K-160K out of place; scratch loops, 201 shuffled rounds). In and near L1
+// they took more (4K-8K: 9-33%; 16K: 2%), from L3 as long (1M), and from
+// memory 1-2% more (8M with a scalar, the public call): hence both bounds.
+// sqdiff_bench, 256K f32 in place on 1 thread: 1.02 of Eigen's time, 0.94-0.99
+// in 512-bit vectors. Native types only: f16 and bf16 spend their time
+// converting, not loading.
 #undef SQDIFF_HALF_WIDTH_LONG_ROWS
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
 #define SQDIFF_HALF_WIDTH_LONG_ROWS 1
@@ -592,7 +594,8 @@ template <class Codec, class Op, bool kStream, template <class> class ReadA, tem
 void RowOfOperands(const void* a, const void* b, void* out, size_t n, const RowBatch& shared_batch) {
   const RowBatch batch = shared_batch;
   if constexpr (kHalvesLongRows<Codec> && !kStream) {
-    if (n * sizeof(typename Codec::Storage) >= kLongRowBytes) {
+    const size_t row_bytes = n * sizeof(typename Codec::Storage);
+    if (row_bytes >= kLongRowBytes && row_bytes <= kLongRowMaxBytes) {
       using DH = LongRowTag<Codec>;
       const DH dh;
       BatchRows<Codec, Op, false>(dh, ReadA<Codec>(), ReadB<Codec>(), a, b, out, RowSplit<Codec, DH>(dh, n), batch);

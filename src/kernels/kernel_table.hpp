@@ -54,10 +54,12 @@ struct RowBatch {
 // ~15% of a 16-element block call's samples (perf).
 inline constexpr std::size_t kLookupPadding = 32;
 
-// Rows of at least this many bytes per operand are long: on AVX-512 targets
-// the plain vv, vs and sv kernels run them in 256-bit vectors (the reason is
-// in elementwise-inl.h; the tests take rows either side of it).
+// Rows of kLongRowBytes to kLongRowMaxBytes per operand are long: on AVX-512
+// targets the plain vv, vs and sv kernels run them in 256-bit vectors (the
+// reason is in elementwise-inl.h; the tests take rows either side of the
+// lower end).
 inline constexpr std::size_t kLongRowBytes = 128 * 1024;
+inline constexpr std::size_t kLongRowMaxBytes = 2 * 1024 * 1024;
 
 using RowKernel = void (*)(const void* a, const void* b, void* out, std::size_t n, const RowBatch& batch);
 
