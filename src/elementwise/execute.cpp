@@ -326,6 +326,12 @@ ExecutionPolicy choose_policy(const Plan& plan, std::size_t element_size, std::s
   const bool dense_rows = plan.rank > 0 && plan.stride_out[static_cast<std::size_t>(plan.rank - 1)] == 1;
   policy.streaming_stores = !output_aliases_input && dense_rows &&
                             output_bytes + input_bytes > cache_share * last_level_cache_bytes();
+  // Each thread's share of the call's bytes, counted once when in place:
+  // within its L2, the plain stores' long rows take narrower vectors
+  // (RowKernels::within_level2 says why).
+  const std::size_t touched = input_bytes + (output_aliases_input ? 0 : output_bytes);
+  policy.within_level2 = !policy.streaming_stores &&
+                         touched <= level2_cache_bytes() * static_cast<std::size_t>(policy.threads);
   return policy;
 }
 
@@ -372,7 +378,9 @@ void execute(const KernelTable& table, const Plan& plan, Op op, DType dtype, con
   const std::size_t element_size = dtype_size(dtype);
   Call call{
       .plan = &plan,
-      .kernels = policy.streaming_stores ? &kernels.streaming : &kernels.plain,
+      .kernels = policy.streaming_stores ? &kernels.streaming
+                 : policy.within_level2  ? &kernels.within_level2
+                                         : &kernels.plain,
       .plain_kernels = &kernels.plain,
       .gather = table.gather.for_size(element_size),
       .dtype = dtype,

@@ -20,6 +20,7 @@ inline constexpr std::size_t kMinParallelOutputBytes = std::size_t{256} << 10;
 struct ExecutionPolicy {
   int threads = 1;
   bool streaming_stores = false;  // non-temporal stores for outputs far larger than the caches
+  bool within_level2 = false;     // what each thread reads and writes fits in its core's L2
 };
 
 // `input_bytes`: what the inputs' views span. `requested_threads` is

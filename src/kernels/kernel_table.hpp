@@ -54,12 +54,10 @@ struct RowBatch {
 // ~15% of a 16-element block call's samples (perf).
 inline constexpr std::size_t kLookupPadding = 32;
 
-// Rows of kLongRowBytes to kLongRowMaxBytes per operand are long: on AVX-512
-// targets the plain vv, vs and sv kernels run them in 256-bit vectors (the
-// reason is in elementwise-inl.h; the tests take rows either side of the
-// lower end).
+// Rows of at least this many bytes per operand are long: on AVX-512 targets
+// the within_level2 vv, vs and sv kernels run them in 256-bit vectors (the
+// reason is in elementwise-inl.h; the tests take rows either side of it).
 inline constexpr std::size_t kLongRowBytes = 128 * 1024;
-inline constexpr std::size_t kLongRowMaxBytes = 2 * 1024 * 1024;
 
 using RowKernel = void (*)(const void* a, const void* b, void* out, std::size_t n, const RowBatch& batch);
 
@@ -74,9 +72,12 @@ struct RowKinds {
 
 // `streaming` writes the output with non-temporal stores where it is aligned;
 // the caller must fence (hwy::FlushStream) before another thread reads it.
+// `within_level2` stores plainly too, for calls whose bytes fit the threads'
+// L2 caches: there long rows (kLongRowBytes) take narrower vectors.
 struct RowKernels {
   RowKinds plain;
   RowKinds streaming;
+  RowKinds within_level2;
 };
 
 // to[i] = from[i * stride] for i < n, strides in elements; one per element

@@ -9,18 +9,37 @@
 namespace sqdiff::detail {
 namespace {
 
-// /sys/devices/system/cpu/cpu0/cache/indexN/size reads like "32768K".
+std::string sysfs_cache_path(int index, const char* field) {
+  return "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/" + field;
+}
+
+// .../indexN/size reads like "32768K"; 0 when there is no such cache.
+std::size_t sysfs_cache_size(int index) {
+  std::ifstream file(sysfs_cache_path(index, "size"));
+  std::size_t value = 0;
+  char unit = 0;
+  if (!(file >> value)) return 0;
+  file >> unit;
+  if (unit == 'K') value <<= 10;
+  if (unit == 'M') value <<= 20;
+  return value;
+}
+
+constexpr int kMaxSysfsCaches = 8;
+
 std::size_t largest_sysfs_cache() {
   std::size_t largest = 0;
-  for (int index = 0; index < 8; ++index) {
-    std::ifstream file("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
-    std::size_t value = 0;
-    char unit = 0;
-    if (!(file >> value)) continue;
-    file >> unit;
-    if (unit == 'K') value <<= 10;
-    if (unit == 'M') value <<= 20;
-    largest = std::max(largest, value);
+  for (int index = 0; index < kMaxSysfsCaches; ++index) largest = std::max(largest, sysfs_cache_size(index));
+  return largest;
+}
+
+// The largest level-2 cache in sysfs (data or unified), or 0.
+std::size_t sysfs_level2_cache() {
+  std::size_t largest = 0;
+  for (int index = 0; index < kMaxSysfsCaches; ++index) {
+    std::ifstream level_file(sysfs_cache_path(index, "level"));
+    int level = 0;
+    if ((level_file >> level) && level == 2) largest = std::max(largest, sysfs_cache_size(index));
   }
   return largest;
 }
@@ -41,6 +60,18 @@ std::size_t last_level_cache_bytes() {
     reported = std::max(reported, sysconf(_SC_LEVEL2_CACHE_SIZE));
 #endif
     return reported > 0 ? static_cast<std::size_t>(reported) : std::size_t{8} << 20;
+  }();
+  return bytes;
+}
+
+std::size_t level2_cache_bytes() {
+  static const std::size_t bytes = [] {
+    if (const std::size_t from_kernel = sysfs_level2_cache(); from_kernel > 0) return from_kernel;
+    long reported = 0;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    reported = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    return reported > 0 ? static_cast<std::size_t>(reported) : std::size_t{256} << 10;
   }();
   return bytes;
 }

@@ -2,6 +2,7 @@
 // caches, from the sizes of a call (src/execute.hpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -62,6 +63,31 @@ TEST(ExecutionPolicy, ThreadsWritingFromSmallInputsStreamOnlyFarBeyondTheCache) 
 TEST(ExecutionPolicy, NeverStreamsInPlaceOrIntoStridedRows) {
   EXPECT_FALSE(choose_policy(dense_output(8 * kCache), kF32, 8 * kCache, 1, true).streaming_stores);
   EXPECT_FALSE(choose_policy(strided_output(8 * kCache), kF32, 8 * kCache, 1, false).streaming_stores);
+}
+
+}  // namespace
+
+namespace {
+
+const std::size_t kLevel2 = sqdiff::detail::level2_cache_bytes();
+
+TEST(ExecutionPolicy, CallsWhoseBytesFitEachThreadsLevel2SaySo) {
+  // Inputs and output counted together, the output once more only when it
+  // is not an input.
+  EXPECT_TRUE(choose_policy(dense_output(kLevel2 / 4), kF32, kLevel2 / 2, 1, false).within_level2);
+  EXPECT_FALSE(choose_policy(dense_output(kLevel2 / 2), kF32, kLevel2 - kF32, 1, false).within_level2);
+  EXPECT_TRUE(choose_policy(dense_output(kLevel2 / 2), kF32, kLevel2, 1, true).within_level2);
+  EXPECT_FALSE(choose_policy(dense_output(kLevel2 / 2), kF32, kLevel2 + kF32, 1, true).within_level2);
+  // Two threads, two caches.
+  const std::size_t output = std::max(2 * kLevel2 / 3, sqdiff::detail::kMinParallelOutputBytes);
+  const ExecutionPolicy shared = choose_policy(dense_output(output), kF32, 2 * kLevel2 - output, 2, false);
+  ASSERT_EQ(shared.threads, 2);
+  EXPECT_TRUE(shared.within_level2);
+  EXPECT_FALSE(choose_policy(dense_output(output), kF32, 2 * kLevel2 - output + kF32, 2, false).within_level2);
+  // Streamed outputs are far beyond it.
+  const ExecutionPolicy streamed = choose_policy(dense_output(2 * kCache), kF32, kTinyInputs, 1, false);
+  ASSERT_TRUE(streamed.streaming_stores);
+  EXPECT_FALSE(streamed.within_level2);
 }
 
 }  // namespace

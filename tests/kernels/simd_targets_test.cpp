@@ -403,7 +403,8 @@ TEST_P(SimdTarget, RowKernelsMatchOracle) {
         std::vector<std::size_t> row_lengths = ns;
         row_lengths.insert(row_lengths.end(), {long_row - 1, long_row + 13});
         for (const auto& [k, flavor] :
-             {std::pair{&kernels.plain, "plain"}, std::pair{&kernels.streaming, "streaming"}})
+             {std::pair{&kernels.plain, "plain"}, std::pair{&kernels.streaming, "streaming"},
+              std::pair{&kernels.within_level2, "within_level2"}})
           for (char kind : {'v', 's', 'S'})
             for (Where where : {Where::fresh, Where::on_a, Where::on_b})
               for (std::size_t n : row_lengths) {
@@ -447,7 +448,8 @@ TEST_P(SimdTarget, BF16SubnormalResultsAreRoundedNotFlushed) {
         }
         const sqdiff::detail::RowKernels& kernels = table.at(static_cast<sqdiff::detail::Op>(op), DType::bf16);
         for (const auto& [kinds, flavor] :
-             {std::pair{&kernels.plain, "plain"}, std::pair{&kernels.streaming, "streaming"}}) {
+             {std::pair{&kernels.plain, "plain"}, std::pair{&kernels.streaming, "streaming"},
+              std::pair{&kernels.within_level2, "within_level2"}}) {
           kinds->vv(a.data(), b.data(), out.data(), kPatterns, {});
           hwy::FlushStream();
           for (std::size_t i = 0; i < kPatterns; ++i) {
@@ -482,7 +484,8 @@ TEST_P(SimdTarget, BlockKernelsMatchOracle) {
         if (lanes == 0 || (bf16_instructions && t != DType::bf16)) continue;
         const sqdiff::detail::RowKernels& kernels = table.at(static_cast<sqdiff::detail::Op>(op), t);
         for (const auto& [kinds, flavor] :
-             {std::pair{&kernels.plain, "plain"}, std::pair{&kernels.streaming, "streaming"}})
+             {std::pair{&kernels.plain, "plain"}, std::pair{&kernels.streaming, "streaming"},
+              std::pair{&kernels.within_level2, "within_level2"}})
           for (const std::size_t n : {1, 2, 5, 15, 16, 17, 30, 32, 33, 47, 100, 256})
             for (const auto& [a_moves, b_moves] :
                  {std::pair{false, true}, std::pair{true, false}, std::pair{true, true}}) {
