@@ -18,8 +18,9 @@
 #                                    in build-bench/venv-python, NumPy's OpenBLAS wheel over it
 #                                    (bench/python/requirements.txt); into build-bench/bench-python-*.json
 #                                    and the page
-#   scripts/bench.sh --peers         the whole speed comparison in one command: the C++ run above,
-#                                    then scripts/peer_speed.sh (NumPy, PyTorch, ONNX Runtime and
+#   scripts/bench.sh --peers         the whole speed comparison in one command: the C++ run above
+#                                    three times over (each case's median of three), then
+#                                    scripts/peer_speed.sh (NumPy, PyTorch, ONNX Runtime and
 #                                    OpenVINO from Python, pinned in requirements/peers.txt), whose
 #                                    table goes into the same page
 #
@@ -98,6 +99,13 @@ bench_args=(
 )
 if [[ -n "$filter" ]]; then
   bench_args+=(--benchmark_filter="$filter" --sqdiff_note=filter="$filter")
+fi
+if [[ "$with_peers" == 1 ]]; then
+  # Every case three times, the repetitions interleaved at random with the
+  # other cases' over the whole run; the page takes the median of the three.
+  # From memory a peer's ratio moved by up to 3% between single runs, more
+  # than sqdiff timed twice moves within one.
+  bench_args+=(--benchmark_repetitions=3 --benchmark_enable_random_interleaving=true)
 fi
 start=$SECONDS
 run "$build_dir/bench/sqdiff_bench" "${bench_args[@]}" "${extra[@]}"

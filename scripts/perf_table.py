@@ -669,12 +669,19 @@ def peers_faster_section(rows):
     tail = len(selves) // 20
     p5, p95 = selves[tail], selves[-1 - tail]
     low = min(p5, 1 / p95)
+    repetitions = max((int(r.get("repetitions") or 1) for r in rows), default=1)
     lines = [f"Noise band: {low:.2f}-{1 / low:.2f}. sqdiff is timed a second time in every case, as one more "
              "contender in the same shuffled rounds; `r_self`, its time over the first's (median of rounds), is "
              f"what two equal contenders differ by. Over the {len(selves)} cases of this page, 90% of `r_self` lie "
              f"in {p5:.2f}-{p95:.2f} (all: {selves[0]:.2f}-{selves[-1]:.2f}); the band is that, made symmetric "
              "about 1. A peer is faster beyond noise when its ratio is below the band and below the case's own "
              "`r_self` (or 1 / `r_self`, whichever is smaller).\n"]
+    if repetitions > 1:
+        lines.append(f"Each case ran {repetitions} times, its repetitions interleaved at random with the other "
+                     "cases' over the whole run (`--benchmark_repetitions`, "
+                     "`--benchmark_enable_random_interleaving`); every figure here, `r_self` included, is the "
+                     f"median of the {repetitions}. Between single runs, a peer's ratio in the cases that run from "
+                     "memory moved by up to 3%, more than `r_self` moves within one run.\n")
     slower = []
     for row in rows:
         for peer, shown in PEER_NAMES.items():
