@@ -52,11 +52,11 @@ bool try_dense_fast_path(Op op, const ConstTensorView& a, const ConstTensorView&
   const ScopedIeeeDefaults ieee_defaults(a.dtype);
   static constexpr RowBatch kOneRow{};  // not built per call: that was a rep stos of 88 bytes
   const RowKernels& kernels = kernel_table().at(op, a.dtype);
-  // Only a row that long can take the within_level2 kernel's narrower vectors;
-  // sizing up the call first would cost the short ones.
-  const bool within_level2 =
-      bytes >= kLongRowBytes && (a.data == out.data || b.data == out.data ? 2 : 3) * bytes <= level2_cache_bytes();
-  (within_level2 ? kernels.within_level2 : kernels.plain).vv(a.data, b.data, out.data, count, kOneRow);
+  // As ExecutionPolicy::narrow_long_rows, for rows that long only: sizing up
+  // the call first would cost the short ones.
+  const bool narrow_long_rows =
+      bytes >= kLongRowBytes && (a.data == out.data || b.data == out.data || 3 * bytes <= level2_cache_bytes());
+  (narrow_long_rows ? kernels.narrow_long_rows : kernels.plain).vv(a.data, b.data, out.data, count, kOneRow);
   return true;
 }
 

@@ -326,12 +326,12 @@ ExecutionPolicy choose_policy(const Plan& plan, std::size_t element_size, std::s
   const bool dense_rows = plan.rank > 0 && plan.stride_out[static_cast<std::size_t>(plan.rank - 1)] == 1;
   policy.streaming_stores = !output_aliases_input && dense_rows &&
                             output_bytes + input_bytes > cache_share * last_level_cache_bytes();
-  // Each thread's share of the call's bytes, counted once when in place:
-  // within its L2, the plain stores' long rows take narrower vectors
-  // (RowKernels::within_level2 says why).
-  const std::size_t touched = input_bytes + (output_aliases_input ? 0 : output_bytes);
-  policy.within_level2 = !policy.streaming_stores &&
-                         touched <= level2_cache_bytes() * static_cast<std::size_t>(policy.threads);
+  // Long rows take narrower vectors in place, and when each thread's share of
+  // the call's bytes fits its L2 (elementwise-inl.h says why).
+  const std::size_t touched = input_bytes + output_bytes;
+  policy.narrow_long_rows =
+      !policy.streaming_stores &&
+      (output_aliases_input || touched <= level2_cache_bytes() * static_cast<std::size_t>(policy.threads));
   return policy;
 }
 
@@ -379,7 +379,7 @@ void execute(const KernelTable& table, const Plan& plan, Op op, DType dtype, con
   Call call{
       .plan = &plan,
       .kernels = policy.streaming_stores ? &kernels.streaming
-                 : policy.within_level2  ? &kernels.within_level2
+                 : policy.narrow_long_rows  ? &kernels.narrow_long_rows
                                          : &kernels.plain,
       .plain_kernels = &kernels.plain,
       .gather = table.gather.for_size(element_size),

@@ -20,7 +20,9 @@ inline constexpr std::size_t kMinParallelOutputBytes = std::size_t{256} << 10;
 struct ExecutionPolicy {
   int threads = 1;
   bool streaming_stores = false;  // non-temporal stores for outputs far larger than the caches
-  bool within_level2 = false;     // what each thread reads and writes fits in its core's L2
+  // In place, or what each thread reads and writes fits in its core's L2
+  // (RowKernels::narrow_long_rows).
+  bool narrow_long_rows = false;
 };
 
 // `input_bytes`: what the inputs' views span. `requested_threads` is

@@ -426,15 +426,16 @@ HWY_INLINE void Row(D d, const A& a, const B& b, typename Codec::Storage* out, s
 constexpr size_t kUnrolledRowBytes = 16 * 1024;
 
 // The vectors of long rows (kLongRowBytes, beyond L1) in calls whose data
-// stays in L2 (the within_level2 kernels): 256 bits, two a step, where the
-// target's own are 512. On this machine (Sapphire Rapids, 48 KiB L1, 2 MiB
-// L2), f32 rows in L2 took 1-7% less time so than in 512-bit vectors (192K-320K
-// elements in place, 24K-160K out of place; scratch loops, 201 shuffled
-// rounds). In and near L1 they took more (4K-8K: 9-33%; 16K: 2%), from L3 as
-// long (1M), and from memory 1-2% more (public calls: 8M with a scalar on 1
-// thread, 4M and 64M in place on 2), hence the row and call sizes. sqdiff_bench,
-// 256K f32 in place on 1 thread: 1.02 of Eigen's time, 0.94-0.99 in 512-bit
-// vectors. Native types only: f16 and bf16 spend their time converting.
+// stays in L2, or that write in place (the narrow_long_rows kernels): 256 bits,
+// two a step, where the target's own are 512. On this machine (Sapphire
+// Rapids, 48 KiB L1, 2 MiB L2), f32 rows in L2 took 1-7% less time so than in
+// 512-bit vectors (192K-320K elements in place, 24K-160K out of place), and in
+// place from L3 and memory between 0.5% more and 2.6% less (1M-64M, f32 and
+// i32); out of place from memory they took 2-4% more (8M with a scalar, 64M),
+// and in and near L1 more too (4K-8K: 9-33%; 16K: 2%), hence the row and call
+// sizes (scratch loops and both kernel sets in one process, alternating).
+// sqdiff_bench, 256K f32 in place on 1 thread: 1.02 of Eigen's time, 0.94-0.99
+// in 512-bit vectors. Native types only: f16 and bf16 spend their time converting.
 #undef SQDIFF_HALF_WIDTH_LONG_ROWS
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
 #define SQDIFF_HALF_WIDTH_LONG_ROWS 1
@@ -590,12 +591,12 @@ HWY_INLINE void BatchRows(D d, const ReadA& read_a, const ReadB& read_b, const v
 // vv, vs and sv: each operand reads its row as ReadA (ReadB) says, along the
 // row or one element (vs: out[i] = op(a[i], *b); sv: out[i] = op(*a, b[i]),
 // not the mirror of vs, since subtract is not symmetric).
-// kWithinLevel2: the call's data stays in L2 (RowKernels::within_level2).
+// kNarrowLongRows: long rows take 256-bit vectors (RowKernels::narrow_long_rows).
 template <class Codec, class Op, bool kStream, template <class> class ReadA, template <class> class ReadB,
-          bool kWithinLevel2 = false>
+          bool kNarrowLongRows = false>
 void RowOfOperands(const void* a, const void* b, void* out, size_t n, const RowBatch& shared_batch) {
   const RowBatch batch = shared_batch;
-  if constexpr (kHalvesLongRows<Codec> && kWithinLevel2) {
+  if constexpr (kHalvesLongRows<Codec> && kNarrowLongRows) {
     static_assert(!kStream, "the narrower vectors store plainly");
     if (n * sizeof(typename Codec::Storage) >= kLongRowBytes) {
       using DH = LongRowTag<Codec>;
@@ -871,12 +872,12 @@ constexpr RowKernel BlockKernel() {
   }
 }
 
-template <class Codec, class Op, bool kStream, bool kWithinLevel2 = false>
+template <class Codec, class Op, bool kStream, bool kNarrowLongRows = false>
 constexpr RowKinds MakeRowKinds() {
   // Periodic rows come from short inner dims: plain stores in either table.
-  return {&RowOfOperands<Codec, Op, kStream, AlongRow, AlongRow, kWithinLevel2>,
-          &RowOfOperands<Codec, Op, kStream, AlongRow, OneElement, kWithinLevel2>,
-          &RowOfOperands<Codec, Op, kStream, OneElement, AlongRow, kWithinLevel2>,
+  return {&RowOfOperands<Codec, Op, kStream, AlongRow, AlongRow, kNarrowLongRows>,
+          &RowOfOperands<Codec, Op, kStream, AlongRow, OneElement, kNarrowLongRows>,
+          &RowOfOperands<Codec, Op, kStream, OneElement, AlongRow, kNarrowLongRows>,
           &RowPeriodic<Codec, Op, 1>,
           &RowPeriodic<Codec, Op, 0>,
           BlockKernel<Codec, Op, kStream>()};

@@ -55,7 +55,7 @@ struct RowBatch {
 inline constexpr std::size_t kLookupPadding = 32;
 
 // Rows of at least this many bytes per operand are long: on AVX-512 targets
-// the within_level2 vv, vs and sv kernels run them in 256-bit vectors (the
+// the narrow_long_rows vv, vs and sv kernels run them in 256-bit vectors (the
 // reason is in elementwise-inl.h; the tests take rows either side of it).
 inline constexpr std::size_t kLongRowBytes = 128 * 1024;
 
@@ -72,12 +72,13 @@ struct RowKinds {
 
 // `streaming` writes the output with non-temporal stores where it is aligned;
 // the caller must fence (hwy::FlushStream) before another thread reads it.
-// `within_level2` stores plainly too, for calls whose bytes fit the threads'
-// L2 caches: there long rows (kLongRowBytes) take narrower vectors.
+// `narrow_long_rows` stores plainly too, for calls whose bytes fit the
+// threads' L2 caches and calls in place: there long rows (kLongRowBytes) take
+// narrower vectors.
 struct RowKernels {
   RowKinds plain;
   RowKinds streaming;
-  RowKinds within_level2;
+  RowKinds narrow_long_rows;
 };
 
 // to[i] = from[i * stride] for i < n, strides in elements; one per element

@@ -71,23 +71,23 @@ namespace {
 
 const std::size_t kLevel2 = sqdiff::detail::level2_cache_bytes();
 
-TEST(ExecutionPolicy, CallsWhoseBytesFitEachThreadsLevel2SaySo) {
-  // Inputs and output counted together, the output once more only when it
-  // is not an input.
-  EXPECT_TRUE(choose_policy(dense_output(kLevel2 / 4), kF32, kLevel2 / 2, 1, false).within_level2);
-  EXPECT_FALSE(choose_policy(dense_output(kLevel2 / 2), kF32, kLevel2 - kF32, 1, false).within_level2);
-  EXPECT_TRUE(choose_policy(dense_output(kLevel2 / 2), kF32, kLevel2, 1, true).within_level2);
-  EXPECT_FALSE(choose_policy(dense_output(kLevel2 / 2), kF32, kLevel2 + kF32, 1, true).within_level2);
+TEST(ExecutionPolicy, LongRowsAreNarrowInPlaceAndWhenEachThreadsLevel2HoldsTheCall) {
+  // Inputs and output counted together.
+  EXPECT_TRUE(choose_policy(dense_output(kLevel2 / 4), kF32, kLevel2 / 2, 1, false).narrow_long_rows);
+  EXPECT_TRUE(choose_policy(dense_output(kLevel2 / 2), kF32, kLevel2 / 2, 1, false).narrow_long_rows);
+  EXPECT_FALSE(choose_policy(dense_output(kLevel2 / 2), kF32, kLevel2 / 2 + kF32, 1, false).narrow_long_rows);
+  // In place, whatever the size.
+  EXPECT_TRUE(choose_policy(dense_output(4 * kLevel2), kF32, 8 * kLevel2, 1, true).narrow_long_rows);
   // Two threads, two caches.
   const std::size_t output = std::max(2 * kLevel2 / 3, sqdiff::detail::kMinParallelOutputBytes);
   const ExecutionPolicy shared = choose_policy(dense_output(output), kF32, 2 * kLevel2 - output, 2, false);
   ASSERT_EQ(shared.threads, 2);
-  EXPECT_TRUE(shared.within_level2);
-  EXPECT_FALSE(choose_policy(dense_output(output), kF32, 2 * kLevel2 - output + kF32, 2, false).within_level2);
+  EXPECT_TRUE(shared.narrow_long_rows);
+  EXPECT_FALSE(choose_policy(dense_output(output), kF32, 2 * kLevel2 - output + kF32, 2, false).narrow_long_rows);
   // Streamed outputs are far beyond it.
   const ExecutionPolicy streamed = choose_policy(dense_output(2 * kCache), kF32, kTinyInputs, 1, false);
   ASSERT_TRUE(streamed.streaming_stores);
-  EXPECT_FALSE(streamed.within_level2);
+  EXPECT_FALSE(streamed.narrow_long_rows);
 }
 
 }  // namespace

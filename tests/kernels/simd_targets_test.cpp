@@ -404,7 +404,7 @@ TEST_P(SimdTarget, RowKernelsMatchOracle) {
         row_lengths.insert(row_lengths.end(), {long_row - 1, long_row + 13});
         for (const auto& [k, flavor] :
              {std::pair{&kernels.plain, "plain"}, std::pair{&kernels.streaming, "streaming"},
-              std::pair{&kernels.within_level2, "within_level2"}})
+              std::pair{&kernels.narrow_long_rows, "narrow_long_rows"}})
           for (char kind : {'v', 's', 'S'})
             for (Where where : {Where::fresh, Where::on_a, Where::on_b})
               for (std::size_t n : row_lengths) {
@@ -449,7 +449,7 @@ TEST_P(SimdTarget, BF16SubnormalResultsAreRoundedNotFlushed) {
         const sqdiff::detail::RowKernels& kernels = table.at(static_cast<sqdiff::detail::Op>(op), DType::bf16);
         for (const auto& [kinds, flavor] :
              {std::pair{&kernels.plain, "plain"}, std::pair{&kernels.streaming, "streaming"},
-              std::pair{&kernels.within_level2, "within_level2"}}) {
+              std::pair{&kernels.narrow_long_rows, "narrow_long_rows"}}) {
           kinds->vv(a.data(), b.data(), out.data(), kPatterns, {});
           hwy::FlushStream();
           for (std::size_t i = 0; i < kPatterns; ++i) {
@@ -485,7 +485,7 @@ TEST_P(SimdTarget, BlockKernelsMatchOracle) {
         const sqdiff::detail::RowKernels& kernels = table.at(static_cast<sqdiff::detail::Op>(op), t);
         for (const auto& [kinds, flavor] :
              {std::pair{&kernels.plain, "plain"}, std::pair{&kernels.streaming, "streaming"},
-              std::pair{&kernels.within_level2, "within_level2"}})
+              std::pair{&kernels.narrow_long_rows, "narrow_long_rows"}})
           for (const std::size_t n : {1, 2, 5, 15, 16, 17, 30, 32, 33, 47, 100, 256})
             for (const auto& [a_moves, b_moves] :
                  {std::pair{false, true}, std::pair{true, false}, std::pair{true, true}}) {
