@@ -378,9 +378,9 @@ void execute(const KernelTable& table, const Plan& plan, Op op, DType dtype, con
   const std::size_t element_size = dtype_size(dtype);
   Call call{
       .plan = &plan,
-      .kernels = policy.streaming_stores ? &kernels.streaming
-                 : policy.narrow_long_rows  ? &kernels.narrow_long_rows
-                                         : &kernels.plain,
+      .kernels = policy.streaming_stores   ? &kernels.streaming
+                 : policy.narrow_long_rows ? &kernels.narrow_long_rows
+                                           : &kernels.plain,
       .plain_kernels = &kernels.plain,
       .gather = table.gather.for_size(element_size),
       .dtype = dtype,

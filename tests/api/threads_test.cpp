@@ -86,6 +86,10 @@ std::vector<unsigned char> run(const Case& c, int threads, bool in_place) {
 // larger than any last-level cache here, so it takes the streaming path.
 const Case kCases[] = {
     {"f32 same shape, 40 MiB (streaming)", DType::f32, {10 << 20}, {10 << 20}},
+    // Long rows in 256-bit vectors on AVX-512 (RowKernels::narrow_long_rows):
+    // out of place when the call fits L2, in place at any size.
+    {"f32 same shape, 1.2 MiB in all (narrow long rows)", DType::f32, {100'003}, {100'003}},
+    {"i32 with a scalar, one long row", DType::i32, {300'007}, {1}},
     {"f16 one long row", DType::f16, {3'000'001}, {3'000'001}},
     {"i8 row broadcast, rows of 999", DType::i8, {2'001, 999}, {999}},
     {"u16 column broadcast", DType::u16, {777, 1'031}, {777, 1}},
@@ -117,7 +121,8 @@ TEST(Threads, InPlaceBitIdenticalForEveryThreadCount) {
   }
 }
 
-// The split paths also give the right values, not merely the same ones.
+// The split paths also give the right values, not merely the same ones:
+// streamed out of place, and in place (where long rows are narrow).
 TEST(Threads, LargeF32MatchesScalarLoop) {
   const int64_t n = 10 << 20;
   std::vector<float> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
@@ -128,13 +133,20 @@ TEST(Threads, LargeF32MatchesScalarLoop) {
     b[static_cast<std::size_t>(i)] = value(rng);
   }
   for (int threads : {1, 2}) {
-    std::fill(out.begin(), out.end(), 0.0f);
-    sqdiff::squared_difference({a.data(), DType::f32, {n}}, {b.data(), DType::f32, {n}},
-                               {out.data(), DType::f32, {n}}, {.threads = threads});
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      const float d = a[i] - b[i];
-      const float expected = d * d;
-      ASSERT_EQ(std::memcmp(&out[i], &expected, sizeof(float)), 0) << "element " << i << ", " << threads << " threads";
+    for (const bool in_place : {false, true}) {
+      if (in_place) {
+        out = a;
+      } else {
+        std::fill(out.begin(), out.end(), 0.0f);
+      }
+      sqdiff::squared_difference({in_place ? out.data() : a.data(), DType::f32, {n}}, {b.data(), DType::f32, {n}},
+                                 {out.data(), DType::f32, {n}}, {.threads = threads});
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        const float d = a[i] - b[i];
+        const float expected = d * d;
+        ASSERT_EQ(std::memcmp(&out[i], &expected, sizeof(float)), 0)
+            << "element " << i << ", " << threads << " threads" << (in_place ? ", in place" : "");
+      }
     }
   }
 }
