@@ -326,12 +326,12 @@ ExecutionPolicy choose_policy(const Plan& plan, std::size_t element_size, std::s
   const bool dense_rows = plan.rank > 0 && plan.stride_out[static_cast<std::size_t>(plan.rank - 1)] == 1;
   policy.streaming_stores = !output_aliases_input && dense_rows &&
                             output_bytes + input_bytes > cache_share * last_level_cache_bytes();
-  // Long rows take narrower vectors in place, and when each thread's share of
-  // the call's bytes fits its L2 (elementwise-inl.h says why).
+  // Long rows take narrower vectors when each thread's share of the call's
+  // bytes fits its L2, and in place on one thread (elementwise-inl.h says why).
   const std::size_t touched = input_bytes + output_bytes;
   policy.narrow_long_rows =
-      !policy.streaming_stores &&
-      (output_aliases_input || touched <= level2_cache_bytes() * static_cast<std::size_t>(policy.threads));
+      !policy.streaming_stores && ((output_aliases_input && policy.threads == 1) ||
+                                   touched <= level2_cache_bytes() * static_cast<std::size_t>(policy.threads));
   return policy;
 }
 

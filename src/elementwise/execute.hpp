@@ -20,8 +20,8 @@ inline constexpr std::size_t kMinParallelOutputBytes = std::size_t{256} << 10;
 struct ExecutionPolicy {
   int threads = 1;
   bool streaming_stores = false;  // non-temporal stores for outputs far larger than the caches
-  // In place, or what each thread reads and writes fits in its core's L2
-  // (RowKernels::narrow_long_rows).
+  // What each thread reads and writes fits in its core's L2, or one thread
+  // works in place (RowKernels::narrow_long_rows).
   bool narrow_long_rows = false;
 };
 

@@ -426,15 +426,18 @@ HWY_INLINE void Row(D d, const A& a, const B& b, typename Codec::Storage* out, s
 constexpr size_t kUnrolledRowBytes = 16 * 1024;
 
 // The vectors of long rows (kLongRowBytes, beyond L1) in calls whose data
-// stays in L2, or that write in place (the narrow_long_rows kernels): 256 bits,
-// two a step, where the target's own are 512. On this machine (Sapphire
-// Rapids, 48 KiB L1, 2 MiB L2), f32 rows in L2 took 1-7% less time so than in
-// 512-bit vectors (192K-320K elements in place, 24K-160K out of place), and in
-// place from L3 and memory between 0.5% more and 2.6% less (1M-64M, f32 and
-// i32); out of place from memory they took 2-4% more (8M with a scalar, 64M),
-// and in and near L1 more too (4K-8K: 9-33%; 16K: 2%), hence the row and call
-// sizes (scratch loops and both kernel sets in one process, alternating).
-// sqdiff_bench, 256K f32 in place on 1 thread: 1.02 of Eigen's time, 0.94-0.99
+// stays in L2, or that one thread writes in place (the narrow_long_rows
+// kernels): 256 bits, two a step, where the target's own are 512. On this
+// machine (Sapphire Rapids, 48 KiB L1, 2 MiB L2), f32 rows in L2 took 1-7%
+// less time so than in 512-bit vectors (192K-320K elements in place, 24K-160K
+// out of place), and in place from L3 and memory between 0.5% more and 2.6%
+// less (1M-64M, f32 and i32, 1 thread); out of place from memory they took 2-4%
+// more (8M with a scalar, 64M), and in and near L1 more too (4K-8K: 9-33%;
+// 16K: 2%): scratch loops and both kernel sets in one process, alternating.
+// sqdiff_bench against Eigen, 64M in place: 1.01 (f32) and 0.99 (i32) so on 1
+// thread against 1.00 and 0.97 in 512-bit vectors, but 0.98 and 1.00 on 2
+// threads against 1.00 and 1.01 (means of 3-4 full runs each), hence in place
+// on one thread only. 256K f32 in place on 1 thread: 1.02 of Eigen's time, 0.94-0.99
 // in 512-bit vectors. Native types only: f16 and bf16 spend their time converting.
 #undef SQDIFF_HALF_WIDTH_LONG_ROWS
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3

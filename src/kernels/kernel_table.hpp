@@ -73,8 +73,8 @@ struct RowKinds {
 // `streaming` writes the output with non-temporal stores where it is aligned;
 // the caller must fence (hwy::FlushStream) before another thread reads it.
 // `narrow_long_rows` stores plainly too, for calls whose bytes fit the
-// threads' L2 caches and calls in place: there long rows (kLongRowBytes) take
-// narrower vectors.
+// threads' L2 caches and calls in place on one thread: there long rows
+// (kLongRowBytes) take narrower vectors.
 struct RowKernels {
   RowKinds plain;
   RowKinds streaming;

@@ -71,13 +71,16 @@ namespace {
 
 const std::size_t kLevel2 = sqdiff::detail::level2_cache_bytes();
 
-TEST(ExecutionPolicy, LongRowsAreNarrowInPlaceAndWhenEachThreadsLevel2HoldsTheCall) {
+TEST(ExecutionPolicy, LongRowsAreNarrowWhenEachThreadsLevel2HoldsTheCallOrOneThreadWorksInPlace) {
   // Inputs and output counted together.
   EXPECT_TRUE(choose_policy(dense_output(kLevel2 / 4), kF32, kLevel2 / 2, 1, false).narrow_long_rows);
   EXPECT_TRUE(choose_policy(dense_output(kLevel2 / 2), kF32, kLevel2 / 2, 1, false).narrow_long_rows);
   EXPECT_FALSE(choose_policy(dense_output(kLevel2 / 2), kF32, kLevel2 / 2 + kF32, 1, false).narrow_long_rows);
-  // In place, whatever the size.
+  // In place on one thread, whatever the size; not on two beyond their L2s.
   EXPECT_TRUE(choose_policy(dense_output(4 * kLevel2), kF32, 8 * kLevel2, 1, true).narrow_long_rows);
+  const ExecutionPolicy in_place_on_two = choose_policy(dense_output(4 * kLevel2), kF32, 8 * kLevel2, 2, true);
+  ASSERT_EQ(in_place_on_two.threads, 2);
+  EXPECT_FALSE(in_place_on_two.narrow_long_rows);
   // Two threads, two caches.
   const std::size_t output = std::max(2 * kLevel2 / 3, sqdiff::detail::kMinParallelOutputBytes);
   const ExecutionPolicy shared = choose_policy(dense_output(output), kF32, 2 * kLevel2 - output, 2, false);
