@@ -3,7 +3,6 @@
 #include <cstdint>
 
 #include "elementwise/execute.hpp"
-#include "runtime/cache_info.hpp"
 #include "runtime/fp_environment.hpp"
 #include "shape/dim_vector.hpp"
 #include "shape/memory_extent.hpp"
@@ -52,10 +51,9 @@ bool try_dense_fast_path(Op op, const ConstTensorView& a, const ConstTensorView&
   const ScopedIeeeDefaults ieee_defaults(a.dtype);
   static constexpr RowBatch kOneRow{};  // not built per call: that was a rep stos of 88 bytes
   const RowKernels& kernels = kernel_table().at(op, a.dtype);
-  // As ExecutionPolicy::narrow_long_rows, for rows that long only: sizing up
-  // the call first would cost the short ones.
+  // Only for rows that long: sizing up the call first would cost the short ones.
   const bool narrow_long_rows =
-      bytes >= kLongRowBytes && (a.data == out.data || b.data == out.data || 3 * bytes <= level2_cache_bytes());
+      bytes >= kLongRowBytes && narrows_long_rows(3 * bytes, 1, a.data == out.data || b.data == out.data);
   (narrow_long_rows ? kernels.narrow_long_rows : kernels.plain).vv(a.data, b.data, out.data, count, kOneRow);
   return true;
 }

@@ -326,13 +326,13 @@ ExecutionPolicy choose_policy(const Plan& plan, std::size_t element_size, std::s
   const bool dense_rows = plan.rank > 0 && plan.stride_out[static_cast<std::size_t>(plan.rank - 1)] == 1;
   policy.streaming_stores = !output_aliases_input && dense_rows &&
                             output_bytes + input_bytes > cache_share * last_level_cache_bytes();
-  // Long rows take narrower vectors when each thread's share of the call's
-  // bytes fits its L2, and in place on one thread (elementwise-inl.h says why).
-  const std::size_t touched = input_bytes + output_bytes;
-  policy.narrow_long_rows =
-      !policy.streaming_stores && ((output_aliases_input && policy.threads == 1) ||
-                                   touched <= level2_cache_bytes() * static_cast<std::size_t>(policy.threads));
+  policy.narrow_long_rows = !policy.streaming_stores &&
+                            narrows_long_rows(input_bytes + output_bytes, policy.threads, output_aliases_input);
   return policy;
+}
+
+bool narrows_long_rows(std::size_t touched_bytes, int threads, bool in_place) {
+  return (in_place && threads == 1) || touched_bytes <= level2_cache_bytes() * static_cast<std::size_t>(threads);
 }
 
 bool record_run(const Plan& plan, DType dtype, std::size_t input_bytes, const std::byte* a, const std::byte* b,

@@ -25,6 +25,12 @@ struct ExecutionPolicy {
   bool narrow_long_rows = false;
 };
 
+// Whether long rows take the narrower vectors of RowKernels::narrow_long_rows:
+// when each thread's share of the call's bytes (`touched_bytes`, inputs and
+// output) fits its L2, or when one thread works in place (elementwise-inl.h
+// says why). Plain stores only.
+bool narrows_long_rows(std::size_t touched_bytes, int threads, bool in_place);
+
 // `input_bytes`: what the inputs' views span. `requested_threads` is
 // Options::threads (0 = library default). `output_aliases_input`: the output
 // shares memory with an input (in-place), whose lines are in cache anyway, so
