@@ -1,6 +1,7 @@
 // Tests of the tile pool (src/runtime/thread_pool.hpp): every tile runs exactly
 // once, on no more threads than asked for, through back-to-back and concurrent
-// calls; the caller runs a prefix of the tiles and the workers the rest.
+// calls; the caller runs a prefix of the tiles and the workers the rest,
+// claiming runs of up to 4 tiles.
 #include "runtime/thread_pool.hpp"
 
 #include <gtest/gtest.h>
@@ -134,6 +135,54 @@ TEST(ThreadPool, CallerRunsAPrefixAndWorkersTheRest) {
   }
   // Otherwise the test above proved nothing about how the two ends meet.
   EXPECT_GT(calls_both_joined, 0);
+}
+
+// Which thread ran each tile, and in which order (tiles of one element, each
+// lasting a microsecond).
+struct TileRuns {
+  explicit TileRuns(std::size_t tiles) : owner(tiles), order(tiles) {}
+  static void record(void* context, std::size_t begin, std::size_t /*count*/) {
+    auto& self = *static_cast<TileRuns*>(context);
+    self.owner[begin] = std::this_thread::get_id();
+    self.order[begin] = self.next.fetch_add(1);
+    const auto end = std::chrono::steady_clock::now() + std::chrono::microseconds(1);
+    while (std::chrono::steady_clock::now() < end) {
+    }
+  }
+  std::vector<std::thread::id> owner;
+  std::vector<int> order;
+  std::atomic<int> next{0};
+};
+
+// A thread claims several tiles at once while many are left (each claim
+// moves shared cache lines between the cores), at most 4, and runs a claim's
+// tiles in ascending order. The workers claim from the back, so each of
+// their claims shows as an ascending run of consecutive tiles, the next claim
+// below it.
+TEST(ThreadPool, WorkersClaimRunsOfAtMostFourTiles) {
+  const std::thread::id caller = std::this_thread::get_id();
+  std::size_t longest_run = 0;
+  for (int call = 0; call < 500; ++call) {
+    TileRuns tiles(64);
+    parallel_for(2, tiles.owner.size(), 1, &TileRuns::record, &tiles);
+    std::vector<std::size_t> by_worker;  // the workers' tiles in the order they ran
+    for (std::size_t tile = 0; tile < tiles.owner.size(); ++tile) {
+      if (tiles.owner[tile] != caller) by_worker.push_back(tile);
+    }
+    std::sort(by_worker.begin(), by_worker.end(),
+              [&](std::size_t x, std::size_t y) { return tiles.order[x] < tiles.order[y]; });
+    std::size_t run = 1;
+    for (std::size_t k = 1; k <= by_worker.size(); ++k) {
+      if (k < by_worker.size() && by_worker[k] == by_worker[k - 1] + 1) {
+        ++run;
+        continue;
+      }
+      ASSERT_LE(run, 4u) << "call " << call << ": a worker ran " << run << " tiles in one claim";
+      longest_run = std::max(longest_run, run);
+      run = 1;
+    }
+  }
+  EXPECT_GT(longest_run, 1u) << "the workers only ever claimed one tile at a time";
 }
 
 TEST(ThreadPool, ConcurrentCallersEachGetTheirWholeJob) {
