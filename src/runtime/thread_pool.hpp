@@ -1,7 +1,6 @@
 // Parallel loops over a 1-D range: tiles handed out dynamically, a few at a
 // time, to the caller, from the front, and a few persistent workers, from the
-// back
-// (thread_pool.cpp says why, and why it is not pthreadpool or oneTBB).
+// back (thread_pool.cpp says why, and why it is not pthreadpool or oneTBB).
 #pragma once
 
 #include <cstddef>
