@@ -657,6 +657,25 @@ def l1_edge_note(row):
             "XNNPACK, a library call too, is slower than sqdiff here.\n")
 
 
+def call_overhead_note(row, rows):
+    """Why Eigen leads at 4K f32 in place with 2 threads: at 4K both run on one
+    thread, so the 1-thread row's breakdown (bench/call_footprint.hpp) splits
+    sqdiff's call into its kernel and the rest."""
+    one_thread = next((r for r in rows if r["name"] == row["name"][:-len("/t2")] + "/t1"), None)
+    if one_thread is None or one_thread.get("r_kernel") is None or one_thread.get("eigen_ns") is None:
+        return None
+    call, call_t1 = time_ns(row), time_ns(one_thread)
+    kernel = call_t1 * one_thread["r_kernel"]
+    return (f"Why Eigen leads at 4K f32 in place with 2 threads: at 4K both run on one thread whatever the thread "
+            "count (sqdiff below the output size from which it takes a second thread, Eigen's thread-pool executor "
+            f"most likely too). sqdiff's call takes {fmt_time(call_t1)} with 1 thread and {fmt_time(call)} with 2; Eigen's "
+            f"expression {fmt_time(one_thread['eigen_ns'])} and {fmt_time(row['eigen_ns'])}. sqdiff's kernel alone "
+            f"takes {fmt_time(kernel)} (the 1-thread row's rounds), less than either; the other "
+            f"{fmt_time(call - kernel)} of its call is what a library call does before its kernel and an expression "
+            "compiled into the caller does not: reading the views and the kernel table, checking dtypes, shapes "
+            "and overlap, and setting the IEEE defaults (SPEC section 2).\n")
+
+
 def peers_faster_section(rows):
     """Every case a peer ran faster than sqdiff, read against the noise band:
     r_self, the subject timed twice in the same rounds (bench/case_support.hpp)."""
@@ -694,6 +713,10 @@ def peers_faster_section(rows):
     for _, row, shown in slower:
         if shown == "Eigen" and row["name"].startswith("same/sqdiff/f32/4K/out/t1"):
             note = l1_edge_note(row)
+            if note:
+                lines.append(note)
+        if shown == "Eigen" and row["name"].startswith("same/sqdiff/f32/4K/inplace/t2"):
+            note = call_overhead_note(row, rows)
             if note:
                 lines.append(note)
     widened = [(describe_reduction(row)[1], row["r_eigen_f64"]) for _, row, shown in slower
