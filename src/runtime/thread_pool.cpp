@@ -106,9 +106,9 @@ class Pool {
   // fewer claims while much is left, single tiles at the end to balance the
   // threads. Every claim moves remaining_'s and done_'s cache lines between
   // the cores. Per-channel [8,64,128,128] f32 (32 MiB out) on 2 threads, in
-  // one process against XNNPACK: one claim per 128 KiB tile ran at 0.985-0.996
+  // one process against XNNPACK: one claim per 128 KiB tile ran at 0.991-0.996
   // of its speed, claims of up to 4 tiles at 0.996-1.007, of any share
-  // 0.997-1.005 (scratch harness, 4 runs each way). The cap bounds what a
+  // 0.997-1.005 (scratch harness, the same 8 runs). The cap bounds what a
   // descheduled worker can hold up. A claim (remaining_ still positive when
   // the exchange succeeds) belongs to the current job: the caller publishes
   // the next job only after every claimed tile is done, and claims never take
