@@ -26,20 +26,19 @@ std::size_t sysfs_cache_size(int index) {
 }
 
 constexpr int kMaxSysfsCaches = 8;
+constexpr int kAnyLevel = 0;
 
-std::size_t largest_sysfs_cache() {
-  std::size_t largest = 0;
-  for (int index = 0; index < kMaxSysfsCaches; ++index) largest = std::max(largest, sysfs_cache_size(index));
-  return largest;
-}
-
-// The largest level-2 cache in sysfs (data or unified), or 0.
-std::size_t sysfs_level2_cache() {
+// The largest cache in sysfs of `level` (data or unified; kAnyLevel: any
+// level), or 0.
+std::size_t largest_sysfs_cache(int level) {
   std::size_t largest = 0;
   for (int index = 0; index < kMaxSysfsCaches; ++index) {
-    std::ifstream level_file(sysfs_cache_path(index, "level"));
-    int level = 0;
-    if ((level_file >> level) && level == 2) largest = std::max(largest, sysfs_cache_size(index));
+    if (level != kAnyLevel) {
+      std::ifstream level_file(sysfs_cache_path(index, "level"));
+      int cache_level = 0;
+      if (!(level_file >> cache_level) || cache_level != level) continue;
+    }
+    largest = std::max(largest, sysfs_cache_size(index));
   }
   return largest;
 }
@@ -51,7 +50,7 @@ std::size_t sysfs_level2_cache() {
 // the kernel says 32 MiB, which kept every output from streaming).
 std::size_t last_level_cache_bytes() {
   static const std::size_t bytes = [] {
-    if (const std::size_t from_kernel = largest_sysfs_cache(); from_kernel > 0) return from_kernel;
+    if (const std::size_t from_kernel = largest_sysfs_cache(kAnyLevel); from_kernel > 0) return from_kernel;
     long reported = 0;
 #ifdef _SC_LEVEL3_CACHE_SIZE
     reported = std::max(reported, sysconf(_SC_LEVEL3_CACHE_SIZE));
@@ -66,7 +65,7 @@ std::size_t last_level_cache_bytes() {
 
 std::size_t level2_cache_bytes() {
   static const std::size_t bytes = [] {
-    if (const std::size_t from_kernel = sysfs_level2_cache(); from_kernel > 0) return from_kernel;
+    if (const std::size_t from_kernel = largest_sysfs_cache(2); from_kernel > 0) return from_kernel;
     long reported = 0;
 #ifdef _SC_LEVEL2_CACHE_SIZE
     reported = sysconf(_SC_LEVEL2_CACHE_SIZE);

@@ -1,5 +1,6 @@
-// choose_policy: how many threads, and whether the output streams past the
-// caches, from the sizes of a call (src/execute.hpp).
+// choose_policy: how many threads, whether the output streams past the caches
+// and whether long rows take narrower vectors, from the sizes of a call
+// (src/execute.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -64,10 +65,6 @@ TEST(ExecutionPolicy, NeverStreamsInPlaceOrIntoStridedRows) {
   EXPECT_FALSE(choose_policy(dense_output(8 * kCache), kF32, 8 * kCache, 1, true).streaming_stores);
   EXPECT_FALSE(choose_policy(strided_output(8 * kCache), kF32, 8 * kCache, 1, false).streaming_stores);
 }
-
-}  // namespace
-
-namespace {
 
 const std::size_t kLevel2 = sqdiff::detail::level2_cache_bytes();
 
