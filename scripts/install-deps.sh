@@ -4,6 +4,8 @@
 # Checks each package with dpkg-query first; only when something is missing does
 # it run `apt-get update` once and `apt-get install` for exactly those packages.
 # Uses sudo only when not already root. Safe to run any number of times.
+# `install-deps.sh --list` prints the package names and installs nothing
+# (scripts/build_packages.py checks that they cover every package a build read).
 set -euo pipefail
 
 # Needed now: compiler, CMake, Highway (SIMD), GoogleTest.
@@ -18,12 +20,14 @@ packages=(
   llvm-14             # llvm-symbolizer: file and line in the fuzzers' reports
   libhwy-dev
   libgtest-dev
+  libgmock-dev       # gmock/gmock.h: the tests' matchers (googletest ships only its sources)
   googletest
   libbenchmark-dev
   libeigen3-dev
   libxnnpack-dev     # XNNPACK, an in-run peer of the C++ bench (bench/xnnpack_peer.cpp)
   libpthreadpool-dev # pthreadpool.h: XNNPACK runs its operators on a pthreadpool
   libdnnl-dev        # oneDNN, an in-run peer of the C++ bench (bench/onednn_peer.cpp)
+  ocl-icd-opencl-dev # OpenCL, which Debian's dnnl-config.cmake requires (libdnnl-dev only recommends it)
   libcli11-dev
   libpugixml-dev
   libgmp-dev
@@ -38,6 +42,11 @@ packages=(
   python3-mypy   # python/tests/test_typing.py in the CMake stage
   python3-dev
 )
+
+if [[ "${1:-}" == "--list" ]]; then
+  printf '%s\n' "${packages[@]}"
+  exit 0
+fi
 
 is_installed() {
   # shellcheck disable=SC2016  # ${db:Status-Abbrev} is a dpkg-query field, not a shell variable

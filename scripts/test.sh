@@ -118,6 +118,15 @@ tsan_threads
 # (build-fuzz/, clang, ASan+UBSan): a crash fails the stage and names its file.
 stage "fuzz smoke" bash scripts/fuzz.sh 60 || true
 
+# Every Debian package a build read (CMake files, found libraries, included headers) must be one
+# that scripts/install-deps.sh installs or pulls in: a machine with more installed would pass
+# here and a fresh one fail (issue 21: OpenCL, which Debian's oneDNN config needs).
+build_dirs=()
+for dir in build build-asan build-tsan build-fuzz; do
+  [[ -f "$dir/build.ninja" ]] && build_dirs+=("$dir")
+done
+stage "build packages" /usr/bin/python3 scripts/build_packages.py "${build_dirs[@]}" || true
+
 # join ITEMS...: "a, b, c".
 join() {
   local result="" item

@@ -1,0 +1,155 @@
+#!/usr/bin/python3
+"""Tests of scripts/build_packages.py, the check that install-deps installs every Debian package a
+build read: on a made-up package database and build directory, so that what is installed on the
+machine running the test does not matter. Run by CTest (tests/scripts_tests.cmake)."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPT = os.path.join(REPO_ROOT, "scripts", "build_packages.py")
+sys.path.insert(0, os.path.dirname(SCRIPT))
+import build_packages  # noqa: E402
+
+# root-dev: what install-deps names. Depends on lib-a (not installed) or lib-alt, and on the
+# virtual name virt, which provider installs; only recommends recommended. base-tool is required.
+STATUS = """\
+Package: root-dev
+Status: install ok installed
+Priority: optional
+Depends: lib-a (>= 1.0) | lib-alt:any, virt
+Recommends: recommended
+
+Package: lib-alt
+Status: install ok installed
+Priority: optional
+
+Package: provider
+Status: install ok installed
+Priority: optional
+Provides: virt (= 2)
+Pre-Depends: deep
+
+Package: deep
+Status: install ok installed
+Priority: optional
+
+Package: base-tool
+Status: install ok installed
+Priority: required
+
+Package: recommended
+Status: install ok installed
+Priority: optional
+
+Package: removed
+Status: deinstall ok config-files
+Priority: optional
+"""
+
+
+class BuildPackagesTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = self.tmp.name
+        self.dpkg = os.path.join(self.root, "dpkg")
+        self.system = os.path.join(self.root, "system")
+        self.build = os.path.join(self.root, "build")
+        for directory in (os.path.join(self.dpkg, "info"), self.system, self.build):
+            os.makedirs(directory)
+        with open(os.path.join(self.dpkg, "status"), "w") as status:
+            status.write(STATUS)
+        self.owned = {}
+        for package in ("root-dev", "lib-alt", "provider", "deep", "base-tool", "recommended", "removed"):
+            self.owned[package] = self.system_file(package + ".cmake")
+            list_name = package + (":amd64" if package == "lib-alt" else "") + ".list"
+            with open(os.path.join(self.dpkg, "info", list_name), "w") as listing:
+                listing.write("/.\n%s\n%s\n" % (self.system, self.owned[package]))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def system_file(self, name):
+        path = os.path.join(self.system, name)
+        with open(path, "w") as f:
+            f.write("x\n")
+        return path
+
+    def configure(self, cmake_files, cached=()):
+        """A build directory whose configure step read cmake_files and cached `cached` as FILEPATHs."""
+        with open(os.path.join(self.build, "build.ninja"), "w") as ninja:
+            ninja.write("rule RERUN_CMAKE\n  command = true\n"
+                        "build build.ninja: RERUN_CMAKE %s | $\n    %s\n"
+                        % (os.path.join(self.build, "CMakeCache.txt"), " ".join(cmake_files)))
+        with open(os.path.join(self.build, "CMakeCache.txt"), "w") as cache:
+            cache.write("# comment\nCMAKE_BUILD_TYPE:STRING=Release\n")
+            for i, path in enumerate(cached):
+                cache.write("FOUND_%d_LIBRARY:FILEPATH=%s\nFOUND_%d_DIR:PATH=%s\n" % (i, path, i, self.system))
+
+    def check(self):
+        return subprocess.run([sys.executable, SCRIPT, "--dpkg-dir", self.dpkg, "--packages", "root-dev",
+                               self.build], text=True, capture_output=True)
+
+    def test_the_roots_their_dependencies_and_the_base_system_are_covered(self):
+        # lib-alt: the installed alternative; provider: through the virtual name; deep: its
+        # Pre-Depends; base-tool: Priority required; and the build's own files.
+        self.configure([self.owned[p] for p in ("root-dev", "lib-alt", "provider", "base-tool")] +
+                       [os.path.join(self.build, "CMakeFiles", "x.cmake")], cached=[self.owned["deep"]])
+        outcome = self.check()
+        self.assertEqual(outcome.returncode, 0, outcome.stderr)
+        self.assertIn("every one from a package install-deps installs", outcome.stdout)
+
+    def test_a_recommended_package_is_not_covered(self):
+        # apt runs with --no-install-recommends: what only a recommendation brings is missing on a
+        # fresh machine (libdnnl-dev recommends the OpenCL package its CMake config requires).
+        self.configure([self.owned["root-dev"]], cached=[self.owned["recommended"]])
+        outcome = self.check()
+        self.assertEqual(outcome.returncode, 1)
+        self.assertIn("needs Debian's recommended, which scripts/install-deps.sh does not install", outcome.stderr)
+        self.assertIn(self.owned["recommended"], outcome.stderr)
+
+    def test_a_package_no_longer_installed_does_not_count_as_covering(self):
+        self.configure([self.owned["removed"]])
+        outcome = self.check()
+        self.assertEqual(outcome.returncode, 1)
+        self.assertIn("needs Debian's removed", outcome.stderr)
+
+    def test_a_file_from_no_package_is_reported(self):
+        stray = self.system_file("stray.h")
+        self.configure([self.owned["root-dev"], stray])
+        outcome = self.check()
+        self.assertEqual(outcome.returncode, 1)
+        self.assertIn("read files no Debian package installed: %s" % stray, outcome.stderr)
+
+    def test_a_symlink_counts_as_the_file_it_names(self):
+        # /usr/bin/c++ is an alternatives link to g++, which a package owns.
+        link = os.path.join(self.system, "link.cmake")
+        os.symlink(self.owned["lib-alt"], link)
+        self.configure([link])
+        self.assertEqual(self.check().returncode, 0)
+
+    def test_merged_usr_paths_find_their_owner(self):
+        owners = {"/lib/x86_64-linux-gnu/libz.so.1": "zlib1g", "/usr/bin/cmake": "cmake"}
+        self.assertEqual(build_packages.owner_of("/usr/lib/x86_64-linux-gnu/libz.so.1", owners), "zlib1g")
+        self.assertEqual(build_packages.owner_of("/bin/cmake", owners), "cmake")
+        self.assertIsNone(build_packages.owner_of("/usr/lib/none.so", owners))
+
+    def test_an_unconfigured_directory_is_an_error(self):
+        outcome = self.check()
+        self.assertEqual(outcome.returncode, 2)
+        self.assertIn("no build.ninja", outcome.stderr)
+
+    def test_install_deps_lists_its_packages_without_installing(self):
+        listed = build_packages.install_deps_packages()
+        # The two the check found missing on a machine with more installed than install-deps puts there.
+        self.assertIn("ocl-icd-opencl-dev", listed)
+        self.assertIn("libgmock-dev", listed)
+        self.assertEqual(len(listed), len(set(listed)))
+
+
+if __name__ == "__main__":
+    unittest.main()
