@@ -50,6 +50,25 @@ SPEC_PDPD = [
 ]
 SPEC_NONE = [((256, 56), (256, 56)), ((), ()), ((2, 0, 3), (2, 0, 3))]
 
+# Cases that tell two behaviours of the peers apart (issue 21). They come after all the others, so
+# that the others keep their random values.
+# pdpd with rank(b) == rank(a) (b's dims 1 where they broadcast, or none), next to the same a with
+# a b of lower rank: OpenVINO's u8 Subtract wraps in the second kind and saturates in the first.
+PDPD_BY_RANK = [
+    ((5, 5), (1, 5), -1), ((5, 5), (5, 1), -1), ((5, 5), (1, 1), 0), ((5, 5), (5, 5), -1),
+    ((2, 3, 4), (1, 3, 4), -1), ((2, 3, 4), (2, 1, 4), 0), ((2, 3, 4), (2, 3, 1), -1),
+    ((5, 5), (5,), -1), ((2, 3, 4), (3, 4), -1), ((2, 3, 4), (3, 1), 1),
+]
+# Differences (outputs) of one element or with a last dimension of 1, next to ones whose last
+# dimension is longer: ONNX Runtime's Pow(d, 2) on i32/i64 gives INT_MIN for an overflowing
+# square in the first kind and wraps in the second. (4, 1) with (1, 3) has inputs whose last
+# dimension is 1 and a difference whose last dimension is 3.
+LAST_DIMENSION_NONE = [((1,), (1,)), ((6, 1), (6, 1)), ((2, 3), (2, 3))]
+LAST_DIMENSION_NUMPY = [
+    ((5, 1), (1,)), ((2, 3, 1), (3, 1)), ((1, 1), (1,)), ((3,), (1,)), ((1,), (4,)),
+    ((4, 2), (4, 1)), ((4, 1), (1, 3)),
+]
+
 
 def _random_numpy_shapes(rng, count):
     shapes = []
@@ -78,7 +97,18 @@ def shape_cases(modes=("none", "numpy", "pdpd")):
         cases += [ShapeCase("numpy", (1000,), (1000,), origin="random, long row")]
     if "pdpd" in modes:
         cases += [ShapeCase("pdpd", a, b, axis, origin="SPEC 3 pdpd") for a, b, axis in SPEC_PDPD]
+        cases += [ShapeCase("pdpd", a, b, axis, origin="pdpd by rank") for a, b, axis in PDPD_BY_RANK]
+    if "none" in modes:
+        cases += [ShapeCase("none", a, b, origin="last dimension") for a, b in LAST_DIMENSION_NONE]
+    if "numpy" in modes:
+        cases += [ShapeCase("numpy", a, b, origin="last dimension") for a, b in LAST_DIMENSION_NUMPY]
     return cases
+
+
+def label(case):
+    """A case as the page names it: '[5, 5] with [1, 5]', and the axis when pdpd's is not -1."""
+    text = f"{list(case.shape_a)} with {list(case.shape_b)}"
+    return text + (f" axis {case.axis}" if case.mode == "pdpd" and case.axis != -1 else "")
 
 
 def specials(dtype):

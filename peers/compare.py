@@ -202,22 +202,34 @@ def summarize(results):
 
 
 class Groups:
-    """Results collected per (op, dtype, mode) of one peer configuration."""
+    """Results collected per (op, dtype, mode) of one peer configuration, and the facts that its
+    probes (findings.py) gather from the same cases."""
 
-    def __init__(self):
+    def __init__(self, probes=()):
         self._cases = collections.defaultdict(list)
         self._rejected = {}
+        self._probes = list(probes)
 
     def add(self, op, dtype, case, ours, theirs, a, b):
         fa, fb = broadcast_inputs(case, a, b)
         counts, ulps, examples = compare(dtype, ours, theirs, fa, fb, op)
         self._cases[(op, dtype, case.mode)].append((counts, ulps, int(ours.size), examples))
+        for probe in self._probes:
+            probe.observe(op, dtype, case, fa, fb, ours, theirs)
 
-    def reject(self, op, dtype, mode, reason):
-        """The peer refused this op/type/mode: the first line of its message is kept."""
+    def reject(self, op, dtype, mode, reason, case=None):
+        """The peer refused this op/type/mode (the case, when known): the first line of its
+        message is kept."""
         lines = [line for line in reason.strip().splitlines() if line.strip()] or ["(no message)"]
         entry = self._rejected.setdefault((op, dtype, mode), {"reason": lines[0][:200], "cases": 0})
         entry["cases"] += 1
+        if case is not None:
+            for probe in self._probes:
+                probe.refused(op, dtype, case)
+
+    def facts(self):
+        """{probe name: what it found}, for the probes that found something."""
+        return {probe.name: found for probe in self._probes if (found := probe.facts())}
 
     def records(self):
         """{(op, dtype, mode): record}. A group the peer refused whole is 'rejected'; one where it

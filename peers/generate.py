@@ -44,7 +44,7 @@ def collect(peers=PEERS):
     out = {"sqdiff": {"version": sqdiff.__version__, "simd_target": sqdiff.simd_target()},
            "machine": {"cpu_flags": cpu_flags(), "python": platform.python_version(),
                        "numpy": np.__version__},
-           "seed": SEED, "versions": {}, "results": {}, "extra": {}}
+           "seed": SEED, "versions": {}, "results": {}, "facts": {}, "extra": {}}
     for peer in peers:
         module = importlib.import_module(MODULES[peer])
         out["versions"][peer] = module.versions()
@@ -55,6 +55,19 @@ def collect(peers=PEERS):
                 out["extra"][peer] = groups
             else:
                 out["results"][config] = {" ".join(key): record for key, record in groups.records().items()}
+                facts = groups.facts()
+                if facts:
+                    out["facts"][config] = facts
+    return out
+
+
+def _leaves(prefix, value):
+    """{"prefix: key: ...: key": leaf} of nested dicts: a change shows as the one figure changed."""
+    if not isinstance(value, dict) or not value:
+        return {prefix: value}
+    out = {}
+    for key, inner in value.items():
+        out.update(_leaves(f"{prefix}: {key}", inner))
     return out
 
 
@@ -64,6 +77,8 @@ def signature(summary):
     for config, groups in summary["results"].items():
         for key, record in groups.items():
             sig[f"{config}: {key}"] = {k: record[k] for k in SIGNATURE_KEYS if k in record}
+    for config, facts in summary.get("facts", {}).items():
+        sig.update(_leaves(f"{config}: facts", facts))
     for peer, extra in summary.get("extra", {}).items():
         for key, value in extra.get("signature", {}).items():
             sig[f"{peer}: {key}"] = value
@@ -151,12 +166,12 @@ def markdown(summary):
             lines += [f"- {key}, {SHORT[cat]}: {text}" for key, cat, text in examples]
             lines += ["", "</details>", ""]
         if config in notes.NOTES:
-            lines += [notes.NOTES[config], ""]
+            lines += [notes.note(config, groups, summary.get("facts", {}).get(config, {})), ""]
     for peer, extra in summary.get("extra", {}).items():
         if "markdown" in extra:
             lines += [extra["markdown"], ""]
         if peer in notes.NOTES:
-            lines += [notes.NOTES[peer], ""]
+            lines += [notes.note(peer, {}, {}), ""]
     lines += [notes.NOT_DONE, ""]
     return "\n".join(lines)
 

@@ -1,8 +1,12 @@
 """The explanations written by hand for docs/COMPATIBILITY.md: why each peer differs.
 
 The tables are measured; these notes explain them. tests/peers/test_compatibility.py fails when
-a table changes, which is the moment to reread the note next to it.
+a table changes, which is the moment to reread the note next to it. Where a note states the
+run's own figures (which cases, how many elements, which formula), it is a function of the
+configuration's records and facts, written by fact_notes.py, not text.
 """
+
+import fact_notes
 
 INTRO = """\
 Every peer runs the same inputs as sqdiff: the shapes of SPEC section 3's tables (the rows that
@@ -10,7 +14,9 @@ broadcast), random shapes, a 1000-element row, and one case of every pair of spe
 (NaN, a negative NaN with a payload, +-inf, +-0, +-1, the smallest subnormal, the smallest
 normal, the largest finite value, values whose square overflows, 256 and 255.875 for f16; for
 integers the minimum, maximum, 0, +-1, 127, 128, 255, 256 and the middle), with random values
-(8% of them specials) from a fixed seed. Models are built in each peer's own API: one
+(8% of them specials) from a fixed seed; and cases that tell two behaviours apart: pdpd with
+rank(b) equal to rank(a) next to lower ranks, and differences of one element or with a last
+dimension of 1 next to longer ones. Models are built in each peer's own API: one
 SquaredDifference-1 / Subtract-1 node (OpenVINO), Sub, Sub + Mul(d, d), Sub + Pow(d, 2) (ONNX),
 the SQUARED_DIFFERENCE / SUB builtins (LiteRT), `(a - b)**2` and `a - b` (NumPy, PyTorch).
 What sqdiff computes is docs/SPEC_DECISIONS.md; "SPEC 2" below is its section 2."""
@@ -28,8 +34,7 @@ TITLES = {
     "litert": "LiteRT (TFLite): SQUARED_DIFFERENCE and SUB builtins",
 }
 
-NOTES = {
-    "openvino": """\
+OPENVINO_HEAD = """\
 Why OpenVINO's CPU plugin differs:
 
 - **f32, f16, bf16 SquaredDifference**: identical, with the default precision hint (bf16 on this
@@ -45,21 +50,33 @@ Why OpenVINO's CPU plugin differs:
   (*narrower type*), out-of-range values become +-FLT_MAX instead of inf (`1e300 - 0` gives
   3.4e38), subnormals are lost. sqdiff computes in f64 (SPEC 2).
 - **i64, u64**: computed in 32 bits: the low 32 bits agree, the rest does not (`2^40 - 1` gives
-  `-1`); sqdiff wraps modulo 2^64 (SPEC 2).
-- **i8, u8 Subtract**: the plugin saturates (`u8: 0 - 1 = 0`, `i8: 127 - (-128) = 127`); sqdiff
-  wraps (`255`, `-1`): SPEC 2 decides "never saturate". u8 with pdpd broadcasting runs another
-  kernel of the plugin, which wraps: identical.
+  `-1`); sqdiff wraps modulo 2^64 (SPEC 2)."""
+
+OPENVINO_8BIT_SQUARES = """\
 - **i8, u8 SquaredDifference**: the results are neither wrapped nor saturated squares (`u8`: 0
   for every pair tried, `(0 - 255)^2` and `(3 - 5)^2` included; `i8: (5 - 3)^2 = 0`): an error in
   the plugin's 8-bit SquaredDifference, not a rounding rule. i16, i32, u16, u32 are identical
-  (wrap-around).
-- **pdpd refused**: SquaredDifference with pdpd broadcasting on bf16 and integer types fails in
-  compile_model ("evaluate() is not implemented"): the plugin has no kernel for it and no
-  reference to fall back on. Subtract with pdpd fails for every type when b is not aligned with
-  a's trailing dims (`axis + rank(b) < rank(a)`): the plugin's ConvertSubtract pass rewrites
-  `a - b` as `a + b * -1` and loses the axis. The Python factory
-  (`opset13.subtract(..., auto_broadcast="pdpd")`) also creates pdpd with axis 0, not -1: the
-  harness sets `auto_broadcast_axis` after creating the node.""",
+  (wrap-around)."""
+
+OPENVINO_FACTORY = """\
+The Python factory (`opset13.subtract(..., auto_broadcast="pdpd")`) creates pdpd with axis 0, not
+-1: the harness sets `auto_broadcast_axis` after creating the node."""
+
+
+def _openvino(records, facts):
+    bullets = [fact_notes.u8_subtract(facts), fact_notes.i8_subtract(facts), OPENVINO_8BIT_SQUARES,
+               fact_notes.pdpd_refusals(records, facts)]
+    table = fact_notes.pdpd_table(facts)
+    return "\n".join([OPENVINO_HEAD, *filter(None, bullets), "", OPENVINO_FACTORY]
+                     + (["", table] if table else []))
+
+
+def _onnxruntime_pow(records, facts):
+    return fact_notes.pow_overflow(facts)
+
+
+NOTES = {
+    "openvino": _openvino,
     "openvino_ir": """\
 What the IR files show:
 
@@ -71,9 +88,11 @@ What the IR files show:
   ConvertSubtractWithConstant pass loses the pdpd axis, as ConvertSubtract does for Parameters
   (see the opset tables). `sqdiff ir` runs it.
 - **save_model files**: every SquaredDifference/Subtract layer OpenVINO writes is read, checked and
-  run by `sqdiff ir`, dynamic dims included (`-1` on ports, intervals in the Parameters' `shape`); where OpenVINO runs the same file the results are identical, except u8
-  Subtract (OpenVINO saturates, outside pdpd) and the pdpd cases OpenVINO refuses, as in the
-  opset tables. (`--random` data is small here: integer extremes are in the opset tables.)
+  run by `sqdiff ir`, dynamic dims included (`-1` on ports, intervals in the Parameters' `shape`);
+  where OpenVINO runs the same file the results are identical, except u8 Subtract (OpenVINO
+  saturates, except with pdpd broadcasting where rank(b) < rank(a), as in these files' pdpd
+  cases) and the pdpd cases OpenVINO refuses, as in the opset tables. (`--random` data is small
+  here: integer extremes are in the opset tables.)
 - **LayerNorm**: the shape check passes on both SquaredDifference/Subtract layers; a run is
   refused with every layer `sqdiff ir` cannot run named (ReduceMean, Add, Sqrt, Divide).""",
     "openvino-f32-hint": """\
@@ -85,10 +104,7 @@ ONNX Runtime has no bf16 kernel for Sub on the CPU. f16: the results show `Sub` 
 optimizations off (ORT's CPU provider runs f16 nodes that lack f16 kernels through casts to f32,
 and no cast back to f16 is left between the two nodes). The one f16 difference is a NaN whose payload ORT drops (0xfe01 gives 0xfe00).
 Integers wrap, as in sqdiff.""",
-    "onnxruntime-pow": """\
-As with Mul, except for integers: Pow takes no 8- or 16-bit or unsigned integer base (the model
-is invalid), and for i32/i64 it computes through `double` and converts back, so a square that
-overflows gives INT_MIN instead of wrapping (SPEC 2: wrap-around).""",
+    "onnxruntime-pow": _onnxruntime_pow,
     "numpy": """\
 NumPy computes each operation in the type: `a - b` is rounded to f16 (bf16) first, then squared
 and rounded again (double rounding: up to 2 ulps, and *overflow* where the rounded difference
@@ -110,6 +126,14 @@ delegated and the builtin kernel refuses f16. SQUARED_DIFFERENCE takes only f32 
 (and quantized types); SUB takes f32, i32, i64 (and quantized); i8, u8 and i16 without
 quantization parameters abort the process in the kernel, recorded as refused.""",
 }
+
+
+def note(name, records, facts):
+    """The note of a configuration (or of a peer's extra section): text, or written from the
+    run's records and facts."""
+    text = NOTES[name]
+    return text(records, facts) if callable(text) else text
+
 
 NOT_DONE = """\
 ## Not done

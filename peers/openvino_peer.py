@@ -1,8 +1,9 @@
 """OpenVINO's CPU plugin: SquaredDifference-1 and Subtract-1 built with its opset API.
 
 One model per element type and configuration holds every case (a Parameter pair per shape case
-and one node per op), so that each type costs one compile_model. A type or case the plugin
-refuses is retried alone to name exactly what it refuses.
+and one node per op), so that each type costs one compile_model. When the plugin refuses a type,
+each op and mode is retried, in smaller batches down to single cases, to name exactly what it
+refuses.
 """
 
 import re
@@ -14,6 +15,7 @@ import openvino.opset13 as ops
 import reference
 from cases import DTYPES, FLOAT_DTYPES, OPS, inputs_for, shape_cases
 from compare import Groups
+from findings import NegateThenAdd, PdpdByRank
 
 OV_TYPES = {
     "f16": ov.Type.f16, "bf16": ov.Type.bf16, "f32": ov.Type.f32, "f64": ov.Type.f64,
@@ -100,13 +102,38 @@ def _run(core, config, dtype, inputs, ops_list=OPS):
     return out
 
 
+def _refused_item(error, op, count):
+    """The index of the case whose node the plugin's message names (the model's nodes are named
+    op_index), or None."""
+    found = re.search(rf"\b{op}_(\d+)\b", str(error))
+    return int(found.group(1)) if found and int(found.group(1)) < count else None
+
+
+def _run_leaving_out_refused(core, config, dtype, items, op, groups):
+    """Outputs of the items the plugin runs with op; each one it refuses is recorded. A batch it
+    refuses is split in halves and each half tried again, once the case whose node the message
+    names is left out: a few compiles of small models where one per case would cost many."""
+    if not items:
+        return []
+    try:
+        return _run(core, config, dtype, items, [op])
+    except Exception as error:  # noqa: BLE001
+        index = 0 if len(items) == 1 else _refused_item(error, op, len(items))
+        if index is not None:
+            groups.reject(op, dtype, items[index].case.mode, reason(error), items[index].case)
+            items = items[:index] + items[index + 1:]
+    half = len(items) // 2
+    return (_run_leaving_out_refused(core, config, dtype, items[:half], op, groups)
+            + _run_leaving_out_refused(core, config, dtype, items[half:], op, groups))
+
+
 def run():
     """{config: Groups} for every configuration."""
     core = ov.Core()
     cases = shape_cases()
     results = {}
     for config, properties in CONFIGS.items():
-        groups = Groups()
+        groups = Groups(probes=[PdpdByRank(), NegateThenAdd()])
         for dtype in DTYPES:
             if properties and dtype not in FLOAT_DTYPES:
                 continue  # the precision hint concerns floating-point types only
@@ -118,16 +145,7 @@ def run():
                 for op in OPS:
                     for mode in ("none", "numpy", "pdpd"):
                         some = [item for item in inputs if item.case.mode == mode]
-                        try:
-                            outputs += _run(core, properties, dtype, some, [op])
-                            continue
-                        except Exception:  # noqa: BLE001
-                            pass
-                        for item in some:
-                            try:
-                                outputs += _run(core, properties, dtype, [item], [op])
-                            except Exception as error:  # noqa: BLE001
-                                groups.reject(op, dtype, mode, reason(error))
+                        outputs += _run_leaving_out_refused(core, properties, dtype, some, op, groups)
             for op, item, theirs in outputs:
                 ours = reference.run(op, dtype, item.case, item.a, item.b)
                 groups.add(op, dtype, item.case, ours, theirs, item.a, item.b)
