@@ -83,13 +83,24 @@ def _operand(op, name, x):
         if any(_np.isnan(size) for sizes in x.chunks for size in sizes):
             raise _Error(f"{op}: {name} has unknown chunk sizes (shape {x.shape}); call "
                          f"{name}.compute_chunk_sizes() first, so that the shapes can be checked")
-        return x
+        return _without_empty_chunks(x)
     if _is_scalar(x):
         return x
     if isinstance(x, _np.ma.MaskedArray) or (type(x).__module__ or "").split(".")[0] in ("pandas", "xarray"):
         _EAGER[op](*((x, 0) if name == "a" else (0, x)))  # raises: masks and labels would be lost
     array = _np.asarray(x)
     return _da.from_array(array, chunks=array.shape, asarray=False)
+
+
+def _without_empty_chunks(x):
+    """x with no chunk of length 0 (a dim of length 0 keeps one). Boolean
+    indexing and compute_chunk_sizes() leave such chunks, (1, 0) for a dim of
+    length 1, and blockwise then lines a broadcast dim's blocks up as if it
+    had two: an element-wise result with more elements than its shape, a
+    reduction that fails at compute(). Dropping them moves no element, so the
+    results stay the eager ones; an array without them is passed on as it is."""
+    chunks = tuple(tuple(size for size in sizes if size) or (0,) for sizes in x.chunks)
+    return x if chunks == x.chunks else x.rechunk(chunks)
 
 
 def _shape(x):
@@ -222,7 +233,8 @@ dask.array.Array
     Lazy, of the broadcast shape and the inputs' dtype; computed, it is bit
     for bit the eager function's result. Its chunks are the inputs' chunks
     along the broadcast shape, unified where they differ (a dim chunked
-    differently in ``a`` and ``b`` gets the boundaries of both).
+    differently in ``a`` and ``b`` gets the boundaries of both), less any
+    chunk of length 0 (as boolean indexing leaves them).
 
 Raises
 ------
@@ -424,7 +436,8 @@ Returns
 dask.array.Array
     Lazy, of the reduced shape and the output type; computed, it is bit for
     bit the eager function's result, whatever the chunks, split_every and
-    workers. Its chunks are the inputs' chunks along the kept dims.
+    workers. Its chunks are the inputs' chunks along the kept dims (less
+    any of length 0).
 
 Raises
 ------

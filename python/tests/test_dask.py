@@ -510,3 +510,106 @@ def test_ml_dtypes_bfloat16_arrays_equal_the_bits_path():
             assert_same_bits(got.view(np.uint16), want.view(np.uint16), "bfloat16", what=f"{op} axis={axis}")
             bits = getattr(sd, op)(da.from_array(a, chunks=3), b, axis, dtype="bfloat16").compute()
             assert_same_bits(got.view(np.uint16), bits, "bfloat16", what=f"{op} axis={axis} bits path")
+
+
+# --- chunks of length 0 (issue 21) -------------------------------------------
+
+def chunked(values, chunks):
+    """values as a Dask array of exactly `chunks`, 0s included: what boolean
+    indexing and compute_chunk_sizes() leave where a chunk kept nothing."""
+    x = da.from_array(values, chunks=chunks)
+    assert x.chunks == tuple(tuple(c) for c in chunks)
+    return x
+
+
+# (broadcast, broadcast_axis, a's shape and chunks, b's shape and chunks): chunks
+# of length 0 on size-1 dims that broadcast, on size-1 dims that do not, on
+# longer dims, in a, in b, in both; an empty dim.
+ZERO_CHUNK_CASES = [
+    ("numpy", -1, (1,), ((1, 0),), (4,), ((2, 2),)),                      # the issue's: a (1,0) stretched
+    ("numpy", -1, (1,), ((0, 1),), (4,), ((4,),)),
+    ("numpy", -1, (1,), ((0, 1, 0),), (4,), ((1, 3),)),
+    ("numpy", -1, (4,), ((3, 1),), (1,), ((0, 1, 0),)),                    # b's 1 stretched
+    ("numpy", -1, (3, 1), ((2, 0, 1), (0, 1)), (1, 4), ((1, 0), (0, 2, 2))),  # both, both ways
+    ("numpy", -1, (1, 1), ((0, 1), (1, 0)), (1, 1), ((1, 0, 0), (0, 1))),  # size-1 dims, nothing stretched
+    ("numpy", -1, (2, 3), ((1, 1), (3,)), (3,), ((0, 3, 0),)),             # a longer dim
+    ("none", -1, (2, 3), ((0, 2), (1, 0, 2)), (2, 3), ((2, 0), (3,))),
+    ("pdpd", 1, (2, 1, 3), ((2,), (1, 0), (0, 3)), (1,), ((0, 1),)),
+    ("pdpd", 0, (1, 5), ((0, 1), (5, 0)), (1,), ((1, 0),)),                # per channel, b stretched over a's 5
+    ("numpy", -1, (0, 3), ((0, 0), (3, 0)), (1, 3), ((0, 1), (1, 2))),     # an empty dim
+]
+ZERO_CHUNK_TYPES = ["float32", "bfloat16", "int16", "uint64"]
+
+
+def assert_no_empty_chunks(lazy):
+    for length, sizes in zip(lazy.shape, lazy.chunks):
+        assert sum(sizes) == length
+        assert all(sizes) or sizes == (0,), f"chunks {lazy.chunks} for shape {lazy.shape}"
+
+
+@pytest.mark.parametrize("case", ZERO_CHUNK_CASES, ids=lambda c: f"{c[0]}-{c[3]}-{c[5]}")
+@pytest.mark.parametrize("dtype_name", ZERO_CHUNK_TYPES)
+def test_chunks_of_length_0_give_the_eager_results(dtype_name, case):
+    """Every function: the declared shape is the eager one and the computed result
+    has it, bit for bit the eager values. Before, a size-1 dim chunked (1, 0)
+    gave element-wise results of 2 elements for a shape of (1,) and reductions
+    that raised NumPy's ValueError in compute()."""
+    broadcast, axis, shape_a, chunks_a, shape_b, chunks_b = case
+    rng = np.random.default_rng([len(shape_a), ZERO_CHUNK_CASES.index(case), ZERO_CHUNK_TYPES.index(dtype_name)])
+    kw = dict(broadcast=broadcast, broadcast_axis=axis, dtype=dtype_keyword(dtype_name))
+    a, b = random_values(rng, dtype_name, shape_a), random_values(rng, dtype_name, shape_b)
+    for op in OPS:
+        lazy = getattr(sd, op)(chunked(a, chunks_a), chunked(b, chunks_b), **kw)
+        want = getattr(sqdiff, op)(a, b, **kw)
+        assert lazy.shape == want.shape and lazy.dtype == want.dtype, op
+        assert_no_empty_chunks(lazy)
+        assert_same_bits(lazy.compute(), want, dtype_name, what=op)
+    a, b = sum_sensitive_values(rng, dtype_name, shape_a), sum_sensitive_values(rng, dtype_name, shape_b)
+    rank = len(want.shape)
+    for op in REDUCTIONS:
+        for i, reduced in enumerate([None, 0, -1, tuple(range(rank))]):
+            keepdims = i % 2 == 1
+            want = getattr(sqdiff, op)(a, b, reduced, keepdims=keepdims, **kw)
+            for split_every in (2, None):
+                lazy = getattr(sd, op)(chunked(a, chunks_a), chunked(b, chunks_b), reduced,
+                                       keepdims=keepdims, split_every=split_every, **kw)
+                what = f"{op} axis={reduced} keepdims={keepdims} split_every={split_every}"
+                assert lazy.shape == want.shape and lazy.dtype == want.dtype, what
+                assert_no_empty_chunks(lazy)
+                assert_same_bits(lazy.compute(), want, result_name(want, dtype_name), what=what)
+
+
+@pytest.mark.parametrize("name", OPS + REDUCTIONS)
+def test_the_documented_recipe_for_boolean_indexing(name):
+    """x[x > 1], then compute_chunk_sizes() as the docs prescribe: a size-1 dim
+    chunked (1, 0), with operands it broadcasts against and ones it does not, as
+    a and as b."""
+    x = da.from_array(np.float32([2.0, 0.5]), chunks=1)
+    y = x[x > 1]
+    y.compute_chunk_sizes()
+    assert y.shape == (1,) and y.chunks == ((1, 0),)
+    values = np.float32([2.0])
+    four = np.float32([0.0, 1.0, 4.0, -3.0])
+    others = [np.float32([3.0]), np.float32(3.0), four, da.from_array(four, chunks=2), four.reshape(2, 2), y]
+    for other in others:
+        plain = other.compute() if isinstance(other, da.Array) else other
+        for lazy, want in [(getattr(sd, name)(y, other), getattr(sqdiff, name)(values, plain)),
+                           (getattr(sd, name)(other, y), getattr(sqdiff, name)(plain, values))]:
+            what = f"{name} with {type(other).__name__} {np.shape(other)}"
+            assert lazy.shape == want.shape, what
+            assert_same_bits(lazy.compute(), want, "float32", what=what)
+
+
+def test_chunks_without_zeros_are_passed_on_as_they_are():
+    """No rechunk (no extra layer in the graph) when there is no chunk of length 0."""
+    a = da.from_array(np.ones((4, 3), np.float32), chunks=(2, 3))
+    lazy = sd.squared_difference(a, np.float32(1))
+    assert len(lazy.dask.layers) == len(a.dask.layers) + 1
+
+
+def test_dropping_chunks_of_length_0_computes_nothing(no_compute):
+    a = untouchable((1, 3), np.float32, ((1, 0), (0, 3)))
+    b = untouchable((4, 1), np.float32, ((2, 0, 2), (1,)))
+    for name in OPS + REDUCTIONS:
+        lazy = getattr(sd, name)(a, b)
+        assert_no_empty_chunks(lazy)

@@ -2,6 +2,9 @@
 // rounded apart, for callers that split one reduction into pieces.
 #include "sqdiff/partial_sums.hpp"
 
+#include <cstdint>
+#include <cstdio>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -32,16 +35,143 @@ void partial_sum_squared_difference(const ConstTensorView& a, const ConstTensorV
   detail::execute_partial_reduction(call);
 }
 
-void combine_partial_sums(DType input, uint64_t* into, const uint64_t* from, int64_t outputs) {
-  detail::check_dtype_is_valid("combine_partial_sums", input);
-  const detail::ExactFormat format = detail::exact_format(input);
-  const std::size_t words = partial_sum_words(input);
-  for (int64_t i = 0; i < outputs; ++i) {
-    const auto at = static_cast<std::size_t>(i) * words;
-    detail::ExactSum sum = detail::ExactSum::load(format, into + at);
-    sum.add(detail::ExactSum::load(format, from + at));
-    sum.store(into + at);
+namespace {
+
+std::string hex(uint64_t word) {
+  char text[19];
+  std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(word));
+  return text;
+}
+
+// The input types whose states have `format` ("bf16", "integer"), for
+// messages about a state of another type.
+std::string types_of_format(const detail::ExactFormat& format) {
+  for (int t = 0; t < kDTypeCount; ++t) {
+    const auto dtype = static_cast<DType>(t);
+    if (detail::exact_format(dtype) == format) {
+      return detail::is_float_type(dtype) ? std::string(dtype_name(dtype)) : "integer";
+    }
   }
+  return "no";
+}
+
+std::string input_text(DType input) {
+  return detail::is_float_type(input) ? std::string(dtype_name(input)) : "integer";
+}
+
+// The Error for a state that is not one: `name` and `index` say which (its
+// text is built only here, off the path of good states).
+[[noreturn]] void refuse_state(const char* op, const char* name, int64_t index, const std::string& what) {
+  throw Error(std::string(op) + ": " + name + " " + std::to_string(index) + " " + what +
+              "; a state must come from partial_sum_squared_difference or combine_partial_sums of this library, "
+              "for inputs of the type it is passed with");
+}
+
+// State `index` of `states` (named `name` in messages) as an ExactSum, once
+// it has been checked to be what partial_sum_squared_difference and
+// combine_partial_sums write for inputs of type `input`: the tag word's
+// magic, layout version and format, flags a sum of squares can have (never
+// -inf or an unknown bit; NaN and +inf only from float inputs; terms noted
+// whenever the sum is not zero, and a square is never -0), and a finite part
+// that is not negative. A state from elsewhere (another library version,
+// another input type, zeroed or garbage memory) is an Error, never a sum.
+detail::ExactSum checked_state(const char* op, const char* name, DType input, const uint64_t* states, int64_t index) {
+  using detail::ExactSum;
+  const detail::ExactFormat format = detail::exact_format(input);
+  const uint64_t* words = states + static_cast<std::size_t>(index) * (static_cast<std::size_t>(format.limbs) + 1);
+  const uint64_t tag_word = words[format.limbs];
+  const ExactSum::StateTag tag = ExactSum::read_tag(tag_word);
+  if (tag.magic != ExactSum::kStateMagic) {
+    refuse_state(op, name, index,
+                 "is not a partial state: its last word, " + hex(tag_word) + ", lacks the state's mark");
+  }
+  if (tag.version != ExactSum::kStateVersion) {
+    refuse_state(op, name, index,
+                 "is a state of layout version " + std::to_string(tag.version) +
+                     ", which this library does not read (it writes version " +
+                     std::to_string(ExactSum::kStateVersion) + ")");
+  }
+  if (!(tag.format == format)) {
+    refuse_state(op, name, index,
+                 "is a state of " + types_of_format(tag.format) + " inputs (" + std::to_string(tag.format.limbs) +
+                     " limbs from 2^" + std::to_string(tag.format.lsb_exponent) + "), not of " + input_text(input) +
+                     " inputs");
+  }
+  if ((tag.flags & ~ExactSum::kKnownFlags) != 0) {
+    refuse_state(op, name, index, "has unknown flag bits (its tag word is " + hex(tag_word) + ")");
+  }
+  if ((tag.flags & ExactSum::kNegativeInfinityFlag) != 0) {
+    refuse_state(op, name, index, "is flagged -inf, which a sum of squares never is");
+  }
+  if (!detail::is_float_type(input) && (tag.flags & (ExactSum::kNanFlag | ExactSum::kPositiveInfinityFlag)) != 0) {
+    refuse_state(op, name, index,
+                 std::string("is flagged ") + ((tag.flags & ExactSum::kNanFlag) != 0 ? "NaN" : "+inf") +
+                     ", which a sum of integer squares never is");
+  }
+  // The flags say whether a term was added, and whether one was not -0: for
+  // squares, never -0, the two go together.
+  const bool any_term = (tag.flags & ExactSum::kAnyTermFlag) != 0;
+  if (any_term != ((tag.flags & ExactSum::kNonNegativeZeroTermFlag) != 0)) {
+    refuse_state(op, name, index, "has inconsistent flags for its terms (a square is never -0)");
+  }
+  const ExactSum sum = ExactSum::load(format, words);
+  if (sum.is_negative()) {
+    refuse_state(op, name, index, "holds a negative sum (its top word is " + hex(sum.limbs().back()) + ")");
+  }
+  if (!sum.is_zero() && !any_term) refuse_state(op, name, index, "holds a sum but is flagged as having no terms");
+  return sum;
+}
+
+// The largest power of two a state's finite part stays below: its top bit is
+// the sign of two's complement, which a sum of squares never sets.
+std::string capacity_text(DType input) {
+  const detail::ExactFormat format = detail::exact_format(input);
+  return "2^" + std::to_string(64 * format.limbs - 1 + format.lsb_exponent);
+}
+
+bool overlap(const uint64_t* x, const uint64_t* y, std::size_t words) {
+  const auto a = reinterpret_cast<std::uintptr_t>(x);
+  const auto b = reinterpret_cast<std::uintptr_t>(y);
+  const std::size_t bytes = words * sizeof(uint64_t);
+  return a < b + bytes && b < a + bytes;
+}
+
+}  // namespace
+
+void combine_partial_sums(DType input, uint64_t* into, const uint64_t* from, int64_t outputs) {
+  constexpr const char* op = "combine_partial_sums";
+  detail::check_dtype_is_valid(op, input);
+  if (outputs < 0) throw Error(std::string(op) + ": outputs " + std::to_string(outputs) + " is negative");
+  if (outputs == 0) return;
+  if (into == nullptr || from == nullptr) {
+    throw Error(std::string(op) + ": a states pointer is null, but there are " + std::to_string(outputs) + " outputs");
+  }
+  const std::size_t words = partial_sum_words(input);
+  const auto count = static_cast<std::size_t>(outputs);
+  if (count > std::numeric_limits<std::size_t>::max() / sizeof(uint64_t) / words) {
+    throw Error(std::string(op) + ": " + std::to_string(outputs) + " states do not fit in memory");
+  }
+  if (into != from && overlap(into, from, count * words)) {
+    throw Error(std::string(op) + ": into and from overlap without being the same states");
+  }
+  // Two passes: every state is checked, and every sum checked against the
+  // format's capacity, before the first word of `into` changes.
+  const auto combined = [&](int64_t i) {
+    detail::ExactSum sum = checked_state(op, "into's state", input, into, i);
+    sum.add(checked_state(op, "from's state", input, from, i));
+    return sum;
+  };
+  for (int64_t i = 0; i < outputs; ++i) {
+    // Both parts are checked non-negative, below the sign bit's weight, so
+    // their sum cannot wrap past the top limb: one that reaches the sign bit
+    // has overflowed.
+    if (combined(i).is_negative()) {
+      throw Error(std::string(op) + ": the sum of state " + std::to_string(i) + " of into and from reaches " +
+                  capacity_text(input) + ", beyond what a state of " + input_text(input) +
+                  " inputs holds (more than 2^63 of the type's largest squares); nothing was written");
+    }
+  }
+  for (int64_t i = 0; i < outputs; ++i) combined(i).store(into + static_cast<std::size_t>(i) * words);
 }
 
 void finish_partial_sums(DType input, const uint64_t* partials, int64_t count, bool mean, const TensorView& out) {
@@ -58,11 +188,9 @@ void finish_partial_sums(DType input, const uint64_t* partials, int64_t count, b
     throw Error(std::string(op) + ": a data pointer is null, but there are " + std::to_string(outputs) + " outputs");
   }
   if (count < 0) throw Error(std::string(op) + ": count " + std::to_string(count) + " is negative");
-  const detail::ExactFormat format = detail::exact_format(input);
-  const std::size_t words = partial_sum_words(input);
   std::vector<uint64_t> results(static_cast<std::size_t>(outputs));
   for (int64_t i = 0; i < outputs; ++i) {
-    const detail::ExactSum sum = detail::ExactSum::load(format, partials + static_cast<std::size_t>(i) * words);
+    const detail::ExactSum sum = checked_state(op, "state", input, partials, i);
     const auto bits = detail::round_exact(sum, mean, static_cast<uint64_t>(count), out.dtype);
     if (!bits) {
       throw Error(std::string(op) + ": the sum of squares at output element " + std::to_string(i) +

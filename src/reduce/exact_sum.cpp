@@ -233,27 +233,45 @@ bool ExactSum::is_zero() const {
 }
 
 uint64_t ExactSum::flags() const {
-  return (nan_ ? 1u : 0u) | (positive_infinity_ ? 2u : 0u) | (negative_infinity_ ? 4u : 0u) |
-         (any_term_ ? 8u : 0u) | (non_negative_zero_term_ ? 16u : 0u);
+  return (nan_ ? kNanFlag : 0) | (positive_infinity_ ? kPositiveInfinityFlag : 0) |
+         (negative_infinity_ ? kNegativeInfinityFlag : 0) | (any_term_ ? kAnyTermFlag : 0) |
+         (non_negative_zero_term_ ? kNonNegativeZeroTermFlag : 0);
 }
 
 void ExactSum::set_flags(uint64_t flags) {
-  nan_ = (flags & 1) != 0;
-  positive_infinity_ = (flags & 2) != 0;
-  negative_infinity_ = (flags & 4) != 0;
-  any_term_ = (flags & 8) != 0;
-  non_negative_zero_term_ = (flags & 16) != 0;
+  nan_ = (flags & kNanFlag) != 0;
+  positive_infinity_ = (flags & kPositiveInfinityFlag) != 0;
+  negative_infinity_ = (flags & kNegativeInfinityFlag) != 0;
+  any_term_ = (flags & kAnyTermFlag) != 0;
+  non_negative_zero_term_ = (flags & kNonNegativeZeroTermFlag) != 0;
+}
+
+ExactSum::StateTag ExactSum::read_tag(uint64_t tag) {
+  StateTag fields{};
+  fields.magic = tag >> 40;
+  fields.version = (tag >> 32) & 0xFF;
+  fields.format.lsb_exponent = static_cast<int16_t>(static_cast<uint16_t>(tag >> 16));
+  fields.format.limbs = static_cast<int>((tag >> 8) & 0xFF);
+  fields.flags = tag & 0xFF;
+  return fields;
 }
 
 void ExactSum::store(uint64_t* to) const {
   for (int i = 0; i < format_.limbs; ++i) to[i] = limbs_[static_cast<std::size_t>(i)];
-  to[format_.limbs] = flags();
+  const auto lsb = static_cast<uint16_t>(static_cast<int16_t>(format_.lsb_exponent));
+  to[format_.limbs] = kStateMagic << 40 | kStateVersion << 32 | uint64_t{lsb} << 16 |
+                      static_cast<uint64_t>(format_.limbs) << 8 | flags();
 }
 
 ExactSum ExactSum::load(ExactFormat format, const uint64_t* from) {
+  const StateTag tag = read_tag(from[format.limbs]);
+  if (tag.magic != kStateMagic || tag.version != kStateVersion || !(tag.format == format) ||
+      (tag.flags & ~kKnownFlags) != 0) {
+    throw std::logic_error("ExactSum: loading a state whose tag was not checked");
+  }
   ExactSum sum(format);
   for (int i = 0; i < format.limbs; ++i) sum.limbs_[static_cast<std::size_t>(i)] = from[i];
-  sum.set_flags(from[format.limbs]);
+  sum.set_flags(tag.flags);
   return sum;
 }
 

@@ -78,13 +78,39 @@ class ExactSum {
   std::span<const uint64_t> limbs() const { return {limbs_.data(), static_cast<std::size_t>(format_.limbs)}; }
   std::span<uint64_t> limbs() { return {limbs_.data(), static_cast<std::size_t>(format_.limbs)}; }
 
-  // Flags as one word (for the serialised state: Dask partials).
+  // The flags as bits of one word.
+  static constexpr uint64_t kNanFlag = 1;
+  static constexpr uint64_t kPositiveInfinityFlag = 2;
+  static constexpr uint64_t kNegativeInfinityFlag = 4;
+  static constexpr uint64_t kAnyTermFlag = 8;
+  static constexpr uint64_t kNonNegativeZeroTermFlag = 16;
+  static constexpr uint64_t kKnownFlags = 31;
   uint64_t flags() const;
   void set_flags(uint64_t flags);
 
-  // The state as format.limbs + 1 words (limbs, then flags), and back.
+  // The stored state (the partial states of partial_sums.hpp): format.limbs
+  // words of the finite part, then a tag word that says what the words are,
+  // so that words from elsewhere (another version, another input type's
+  // format, garbage) are refused rather than summed:
+  //   bits 63-40  kStateMagic ("SQD")
+  //   bits 39-32  kStateVersion, the layout's version
+  //   bits 31-16  the format's lsb_exponent (int16, two's complement)
+  //   bits 15-8   the format's limbs
+  //   bits  7-0   the flags
+  static constexpr uint64_t kStateMagic = 0x535144;
+  static constexpr uint64_t kStateVersion = 1;
+  struct StateTag {
+    uint64_t magic;
+    uint64_t version;
+    ExactFormat format;
+    uint64_t flags;
+  };
+  static StateTag read_tag(uint64_t tag);
+
   std::size_t words() const { return static_cast<std::size_t>(format_.limbs) + 1; }
   void store(uint64_t* to) const;
+  // The sum stored at `from`, whose tag the caller has checked: it names
+  // `format` and no unknown flag.
   static ExactSum load(ExactFormat format, const uint64_t* from);
 
  private:
