@@ -179,21 +179,28 @@ void register_compare_command(CLI::App& app) {
       ->capture_default_str()
       ->check(fits_in<int64_t>());
   sub->add_option("--peak", request->peak,
-                  "PSNR's peak signal value; integer data default to the type's range (255 for u8), "
-                  "float data have no PSNR without it");
+                  "PSNR's peak signal value, finite and above 0; integer data default to the type's range "
+                  "(255 for u8), float data have no PSNR without it")
+      ->check(number_in(std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::max(),
+                        "a finite number greater than 0"));
+  // An MSE is 0 or more, or NaN: a negative limit would fail every run. inf
+  // fails only a NaN MSE.
   sub->add_option("--fail-above", *fail_above,
-                  "Exit with status 3 (after the report) when the MSE is above this value or is NaN");
+                  "Exit with status 3 (after the report) when the MSE is above this value (0 or more; inf: "
+                  "only a NaN MSE fails) or is NaN")
+      ->check(number_in(0, std::numeric_limits<double>::infinity(), "a number from 0 to inf"));
   sub->add_flag("--json", *json, "Print one JSON object instead of text (keys in docs/cli.md)");
   sub->add_option("--dtype", request->dtype,
                   "Read the inputs as this dtype; only bf16 (alias bfloat16) differs from the stored dtype: "
-                  "it reads u16 (\"<u2\") files holding bf16 bits");
+                  "it reads u16 (\"<u2\") files holding bf16 bits")
+      ->check(CLI::IsMember(dtype_names()));
   sub->add_option("--threads", request->threads, "Worker threads; 0 = one per core")
       ->capture_default_str()
-      ->check(fits_in<int>() & CLI::NonNegativeNumber);
+      ->check(integer_in<int>(0, std::numeric_limits<int>::max()));
   // For the tests: small chunks exercise the chunked path on small arrays.
   sub->add_option("--chunk-elements", request->chunk_elements, "Positions of the broadcast shape per chunk")
       ->group("")
-      ->check(fits_in<int64_t>() & CLI::PositiveNumber);
+      ->check(integer_in<int64_t>(1, std::numeric_limits<int64_t>::max()));
   sub->add_flag("-q,--quiet", request->quiet, "No progress bar (shown on a terminal for inputs over 64 MiB)");
   sub->footer(
       "Examples:\n"

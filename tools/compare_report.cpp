@@ -2,8 +2,9 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <sstream>
+
+#include "path_text.hpp"
 
 namespace sqdiff::tools {
 namespace {
@@ -37,23 +38,6 @@ std::string mode_text(const Broadcast& mode) {
   return "numpy";
 }
 
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-      out += escaped;
-    } else {
-      out += c;  // UTF-8 passes through; other bytes too (paths are bytes)
-    }
-  }
-  return out + "\"";
-}
-
 std::string json_double(double value) {
   return std::isfinite(value) ? shortest_double(value) : "\"" + shortest_double(value) + "\"";
 }
@@ -67,6 +51,13 @@ std::string json_shape(const Shape& shape) {
 std::string max_text(const CompareResult& result, bool json) {
   if (is_integer(result.dtype)) return std::to_string(result.stats.max_integer);
   return json ? json_double(result.stats.max_float) : shortest_double(result.stats.max_float);
+}
+
+// A path that is not UTF-8 loses bytes in its JSON string (a U+FFFD stands for
+// each ill-formed part): the key `key` then gives all its bytes, in hex.
+// Absent otherwise, so that reports of UTF-8 paths keep their keys.
+std::string lossless_path(const std::string& key, const std::string& path) {
+  return is_utf8(path) ? "" : ", \"" + key + "\": \"" + hex_bytes(path) + "\"";
 }
 
 }  // namespace
@@ -83,8 +74,8 @@ std::string shortest_double(double value) {
 std::string compare_text(const CompareRequest& request, const CompareResult& result) {
   const std::string dtype(dtype_name(result.dtype));
   std::ostringstream out;
-  out << "a: " << request.a_path << " (" << dtype << " " << shape_text(result.a_shape) << ")\n";
-  out << "b: " << request.b_path << " (" << dtype << " " << shape_text(result.b_shape) << ")\n";
+  out << "a: " << one_line_text(request.a_path) << " (" << dtype << " " << shape_text(result.a_shape) << ")\n";
+  out << "b: " << one_line_text(request.b_path) << " (" << dtype << " " << shape_text(result.b_shape) << ")\n";
   out << "elements: " << result.elements << " (shape " << shape_text(result.shape) << ")\n";
   out << "sum of squares: " << shortest_double(result.sum_of_squares) << "\n";
   out << "MSE: " << shortest_double(result.mse) << "\n";
@@ -110,7 +101,8 @@ std::string compare_text(const CompareRequest& request, const CompareResult& res
 std::string compare_json(const CompareRequest& request, const CompareResult& result) {
   const bool has_max = result.stats.max_position >= 0;
   std::ostringstream out;
-  out << "{\"a\": " << json_string(request.a_path) << ", \"b\": " << json_string(request.b_path)
+  out << "{\"a\": " << json_string(request.a_path) << lossless_path("a_bytes", request.a_path)
+      << ", \"b\": " << json_string(request.b_path) << lossless_path("b_bytes", request.b_path)
       << ", \"dtype\": \"" << dtype_name(result.dtype) << "\", \"a_shape\": " << json_shape(result.a_shape)
       << ", \"b_shape\": " << json_shape(result.b_shape) << ", \"shape\": " << json_shape(result.shape)
       << ", \"broadcast\": \"" << mode_text(request.broadcast) << "\", \"elements\": " << result.elements

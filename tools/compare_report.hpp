@@ -2,6 +2,8 @@
 // object for scripts (keys in docs/cli.md). Numbers are printed in the
 // shortest form that reads back to the same double; in JSON, NaN and the
 // infinities, which JSON lacks, are the strings "nan", "inf" and "-inf".
+// Paths are escaped as path_text.hpp says: each report line stays one line,
+// and the JSON is valid UTF-8 whatever bytes a file name holds.
 #pragma once
 
 #include <string>

@@ -23,6 +23,15 @@ void apply_dtype(NpyArray& array, const std::string& name) {
                       "u8, u16, u32, u64)");
 }
 
+std::vector<std::string> dtype_names() {
+  std::vector<std::string> names;
+  for (int i = 0; i < kDTypeCount; ++i) {
+    names.emplace_back(dtype_name(static_cast<DType>(i)));
+    if (static_cast<DType>(i) == DType::bf16) names.emplace_back("bfloat16");
+  }
+  return names;
+}
+
 InputPair open_input_pair(const std::string& a_path, const std::string& b_path, const std::string& dtype,
                           const Broadcast& mode, const std::string& what) {
   NpyArray a = NpyArray::open(a_path);

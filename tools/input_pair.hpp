@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "npy.hpp"
 #include "sqdiff/broadcast.hpp"
@@ -27,5 +28,8 @@ InputPair open_input_pair(const std::string& a_path, const std::string& b_path, 
 // Applies --dtype: "" or the stored dtype keep the data as stored; "bf16"
 // (alias "bfloat16") reads a u16 ("<u2") file as bf16 bits. Throws sqdiff::Error otherwise.
 void apply_dtype(NpyArray& array, const std::string& name);
+
+// The names --dtype takes: every dtype's name and the alias bfloat16.
+std::vector<std::string> dtype_names();
 
 }  // namespace sqdiff::tools

@@ -1,6 +1,7 @@
 #include "reduce_run.hpp"
 
 #include <charconv>
+#include <limits>
 
 #include "input_pair.hpp"
 #include "npy.hpp"
@@ -32,11 +33,10 @@ DType parse_output_dtype(const std::string& name) {
   throw sqdiff::Error("unknown --out-dtype \"" + name + "\" (expected one of f16, bf16, f32, f64, i64, u64)");
 }
 
-}  // namespace
-
-Shape parse_axes(const std::string& text) {
-  Shape axes;
-  if (text == "none") return axes;
+// Parses "0,2", "-1" or "none" into `axes`; returns what is wrong with `text`, or "".
+std::string read_axes(const std::string& text, Shape& axes) {
+  axes.clear();
+  if (text == "none") return "";
   std::size_t begin = 0;
   for (;;) {
     const std::size_t comma = text.find(',', begin);
@@ -45,14 +45,35 @@ Shape parse_axes(const std::string& text) {
     const char* first = text.data() + begin;
     const char* last = text.data() + end;
     const auto [stop, error] = std::from_chars(first, last, axis);
+    if (error == std::errc::result_out_of_range && stop == last) {
+      return "axis " + std::string(first, last) + " is out of range (" +
+             std::to_string(std::numeric_limits<int64_t>::min()) + " to " +
+             std::to_string(std::numeric_limits<int64_t>::max()) + ")";
+    }
     if (first == last || error != std::errc() || stop != last) {
-      throw sqdiff::Error("--axes: \"" + text + "\" is not a comma-separated list of integers (e.g. 0,2 or -1) or none");
+      return "\"" + text + "\" is not a comma-separated list of integers (e.g. 0,2 or -1) or none";
     }
     axes.push_back(axis);
-    if (comma == std::string::npos) return axes;
+    if (comma == std::string::npos) return "";
     begin = comma + 1;
   }
 }
+
+}  // namespace
+
+Shape parse_axes(const std::string& text) {
+  Shape axes;
+  const std::string problem = read_axes(text, axes);
+  if (!problem.empty()) throw sqdiff::Error("--axes: " + problem);
+  return axes;
+}
+
+std::string axes_problem(const std::string& text) {
+  Shape axes;
+  return read_axes(text, axes);
+}
+
+std::vector<std::string> out_dtype_names() { return {"f16", "bf16", "bfloat16", "f32", "f64", "i64", "u64"}; }
 
 void run_reduction(const ReduceRequest& request) {
   if (request.kind != "sum" && request.kind != "mean") {

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sqdiff/sqdiff.hpp"
 
@@ -28,5 +29,13 @@ void run_reduction(const ReduceRequest& request);
 
 // "0,2" -> {0, 2}, "none" -> {}; throws sqdiff::Error naming --axes otherwise.
 sqdiff::Shape parse_axes(const std::string& text);
+
+// What is wrong with --axes TEXT (not a list of integers, an axis beyond
+// int64), or "" when parse_axes takes it: for the command line's check.
+std::string axes_problem(const std::string& text);
+
+// The names --out-dtype takes: the output types of SPEC 7's table (and the
+// alias bfloat16). Which of them suits the inputs is the library's check.
+std::vector<std::string> out_dtype_names();
 
 }  // namespace sqdiff::tools

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <memory>
 
 #include "chunk_plan.hpp"
@@ -118,12 +119,14 @@ void register_run_command(CLI::App& app) {
       ->check(CLI::IsMember({"sum", "mean"}));
   sub->add_option("--axes", reduce->axes,
                   "With --reduce: the axes of the broadcast shape to reduce, e.g. 0,2 or -1 (--axes=-1); "
-                  "default all; --axes none reduces none");
+                  "default all; --axes none reduces none")
+      ->check(CLI::Validator([](std::string& text) { return axes_problem(text); }, "LIST"));
   sub->add_flag("--keepdims", reduce->keepdims, "With --reduce: keep each reduced axis as a 1");
   sub->add_option("--out-dtype", reduce->out_dtype,
                   "With --reduce: the output's type (SPEC 7): the input type, f32 or f64 for floats; i64/u64 or "
                   "f64 for integer sums; f64 or f32 for integer means. Default: the input type for floats, "
-                  "i64/u64 for integer sums, f64 for integer means");
+                  "i64/u64 for integer sums, f64 for integer means")
+      ->check(CLI::IsMember(out_dtype_names()));
   sub->add_option("a", request->a_path, "First input .npy file (a)")->required();
   sub->add_option("b", request->b_path, "Second input .npy file (b)")->required();
   sub->add_option("-o,--output", request->out_path, "Output .npy file (replaced atomically if it exists)")
@@ -137,14 +140,15 @@ void register_run_command(CLI::App& app) {
       ->check(fits_in<int64_t>());
   sub->add_option("--threads", request->threads, "Worker threads; 0 = library default")
       ->capture_default_str()
-      ->check(fits_in<int>() & CLI::NonNegativeNumber);
+      ->check(integer_in<int>(0, std::numeric_limits<int>::max()));
   sub->add_option("--dtype", request->dtype,
                   "Read the inputs as this dtype; only bf16 (alias bfloat16) differs from the stored dtype: "
-                  "it reads u16 (\"<u2\") files holding bf16 bits and writes the output the same way");
+                  "it reads u16 (\"<u2\") files holding bf16 bits and writes the output the same way")
+      ->check(CLI::IsMember(dtype_names()));
   // For the tests: a small chunk size exercises the chunked path on small arrays.
   sub->add_option("--chunk-bytes", request->chunk_bytes, "Output bytes per library call")
       ->group("")
-      ->check(fits_in<int64_t>() & CLI::PositiveNumber);
+      ->check(integer_in<int64_t>(1, std::numeric_limits<int64_t>::max()));
   sub->add_flag("-q,--quiet", request->quiet, "No progress bar (shown on a terminal for outputs over 64 MiB)");
   sub->footer(
       "Examples:\n"

@@ -590,8 +590,11 @@ class Errors(TempDirTest):
 
     def test_input_option_errors(self):
         model = EXAMPLES / "squared_difference_numpy.xml"
-        self.expect_error([model, "--input", "a"], "--input a: expected NAME=FILE.npy")
-        self.expect_error([model, "--input", "=x.npy"], "expected NAME=FILE.npy")
+        for bad in ("a", "=x.npy", "a="):  # not NAME=FILE.npy: a command-line mistake, status 2
+            proc = run(model, "--input", bad)
+            self.assertEqual((proc.returncode, proc.stdout), (2, ""), proc.stderr)
+            self.assertEqual(proc.stderr, f"sqdiff: error: --input: value {bad} is not NAME=FILE.npy (NAME is a "
+                                          "Parameter layer's name) (see sqdiff ir --help)\n")
         self.expect_error([model, "--input", "zz=x.npy"], 'the model has no Parameter called "zz"')
         self.expect_error([model, "--input", f"a={self.dir / 'none.npy'}", "--random", 1], "none.npy")
         self.expect_error([model, "-o", self.dir / "o"], "needs data: pass --input a=FILE.npy, or --random SEED")

@@ -538,7 +538,9 @@ class RunErrorTest(CliTestCase):
 
     def test_bad_dtype_option(self):
         self.expect_failure(self.run_args(self.good_a, self.good_b, "--dtype", "bf16"), "cannot be read as bf16")
-        self.expect_failure(self.run_args(self.good_a, self.good_b, "--dtype", "float128"), "unknown dtype")
+        result = self.expect_failure(self.run_args(self.good_a, self.good_b, "--dtype", "float128"),
+                                     "--dtype: float128 not in {f16,bf16,bfloat16,f32,f64,i8,")
+        self.assertEqual(result.returncode, 2, "an unknown name is a command-line mistake")
 
     def test_unknown_op_and_mode(self):
         self.expect_failure(["run", "--op", "divide", self.good_a, self.good_b, "-o", self.out], "--op", "divide")
@@ -670,6 +672,60 @@ class ProgramTest(CliTestCase):
             with self.subTest(args=args):
                 result = run(args)
                 self.assert_error(result, fragment)
+                self.assertEqual(result.returncode, 2)
+
+    def test_bad_option_values_exit_with_2(self):
+        # Every option that takes a value, given a bad one: a command-line mistake (docs/cli.md:
+        # status 2), reported in exactly this line before any file is opened (none of them exists).
+        run_args = ["run", "--op", "subtract", "a.npy", "b.npy", "-o", "c.npy"]
+        reduce_args = ["run", "--reduce", "sum", "a.npy", "b.npy", "-o", "c.npy"]
+        compare_args = ["compare", "a.npy", "b.npy"]
+        dtypes = "{f16,bf16,bfloat16,f32,f64,i8,i16,i32,i64,u8,u16,u32,u64}"
+        int_range = "(0 to 2147483647)"
+        int64 = "(-9223372036854775808 to 9223372036854775807)"
+        cases = [
+            (run_args[:2] + ["divide"] + run_args[3:], "--op: divide not in {squared_difference,subtract}"),
+            (run_args + ["--broadcast=explicit"], "--broadcast: explicit not in {none,numpy,pdpd}"),
+            (run_args + ["--axis=x"], "--axis: value x is not an integer"),
+            (run_args + ["--axis=9223372036854775808"], "--axis: value 9223372036854775808 is out of range " + int64),
+            (run_args + ["--threads=-1"], "--threads: value -1 is out of range " + int_range),
+            (run_args + ["--threads=2147483648"], "--threads: value 2147483648 is out of range " + int_range),
+            (run_args + ["--dtype=float128"], "--dtype: float128 not in " + dtypes),
+            (reduce_args[:2] + ["max"] + reduce_args[3:], "--reduce: max not in {sum,mean}"),
+            (reduce_args + ["--axes=0;1"],
+             '--axes: "0;1" is not a comma-separated list of integers (e.g. 0,2 or -1) or none'),
+            (reduce_args + ["--axes=-99999999999999999999"],
+             "--axes: axis -99999999999999999999 is out of range " + int64),
+            (reduce_args + ["--out-dtype=u8"], "--out-dtype: u8 not in {f16,bf16,bfloat16,f32,f64,i64,u64}"),
+            (reduce_args + ["--dtype=half"], "--dtype: half not in " + dtypes),
+            (reduce_args + ["--threads=-1"], "--threads: value -1 is out of range " + int_range),
+            (compare_args + ["--peak=-1"], "--peak: value -1 is not a finite number greater than 0"),
+            (compare_args + ["--fail-above=nan"], "--fail-above: value nan is not a number from 0 to inf"),
+            (compare_args + ["--fail-above=-inf"], "--fail-above: value -inf is not a number from 0 to inf"),
+            (compare_args + ["--dtype=float128"], "--dtype: float128 not in " + dtypes),
+            (compare_args + ["--threads=-1"], "--threads: value -1 is out of range " + int_range),
+            (["shape", "3", "3", "--broadcast=x"], "--broadcast: x not in {none,numpy,pdpd}"),
+            (["shape", "3", "3", "--axis=1.5"], "--axis: value 1.5 is not an integer"),
+            (["ir", "m.xml", "--random=x"], "--random: value x is not an integer"),
+            (["ir", "m.xml", "--threads=-1"], "--threads: value -1 is out of range " + int_range),
+            (["ir", "m.xml", "--input=a"], "--input: value a is not NAME=FILE.npy (NAME is a Parameter layer's name)"),
+            (["ir", "m.xml", "--input==a.npy"],
+             "--input: value =a.npy is not NAME=FILE.npy (NAME is a Parameter layer's name)"),
+        ]
+        for args, message in cases:
+            with self.subTest(args=args):
+                result = run(args, cwd=self.dir)
+                self.assertEqual((result.returncode, result.stdout, result.stderr),
+                                 (2, "", "sqdiff: error: %s (see sqdiff %s --help)\n" % (message, args[0])))
+        self.assertEqual(self.listing(), [])
+
+    def test_hidden_chunk_options_refuse_0_in_plain_numbers(self):
+        # Test-only options (hidden from --help, so CLI11 names them "" in the message).
+        for args in (["run", "--op", "subtract", "a", "b", "-o", "c", "--chunk-bytes=0"],
+                     ["compare", "a", "b", "--chunk-elements=0"]):
+            with self.subTest(args=args):
+                result = run(args)
+                self.assert_error(result, "value 0 is out of range (1 to 9223372036854775807)")
                 self.assertEqual(result.returncode, 2)
 
     def test_job_errors_exit_with_1(self):

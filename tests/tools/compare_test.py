@@ -139,6 +139,50 @@ def same_double(p, q):
     return (math.isnan(p) and math.isnan(q)) or (p == q and math.copysign(1, p) == math.copysign(1, q))
 
 
+# --- file names in the report (docs/cli.md: "Paths in the report") ---------------------------------
+
+def one_line_text(name):
+    """The text report's spelling of the path `name` (bytes), from docs/cli.md: backslashes doubled;
+    \\n, \\t, \\r; other control characters and each byte that is not part of well-formed UTF-8 as
+    \\xHH; the C1 controls, U+2028 and U+2029 as \\uXXXX; other UTF-8 as is."""
+    out = []
+    for char in name.decode("utf-8", "surrogateescape"):  # each ill-formed byte: U+DC80 + the byte
+        code = ord(char)
+        if 0xDC80 <= code <= 0xDCFF:
+            out.append("\\x%02x" % (code - 0xDC00))
+        elif char in "\\\n\t\r":
+            out.append({"\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}[char])
+        elif code < 0x20 or code == 0x7F:
+            out.append("\\x%02x" % code)
+        elif 0x80 <= code <= 0x9F or code in (0x2028, 0x2029):
+            out.append("\\u%04x" % code)
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+# Names that a report could garble: bytes that are not UTF-8 (a lone byte, cut-off, overlong and
+# surrogate sequences, beyond U+10FFFF), JSON's specials, line breaks of every kind, other controls.
+AWKWARD_NAMES = [
+    b"x\xffy.npy", b"latin1-caf\xe9.npy", b"cut-\xe2\x82.npy", b"cut-\xe2\x82A.npy", b"overlong-\xc0\xaf.npy",
+    b"surrogate-\xed\xa0\x80.npy", b"beyond-\xf4\x90\x80\x80.npy", b"four-\xf0\x80\x80.npy",
+    b"new\nline.npy", b"carriage\rreturn.npy", b"tab\there.npy", b'quote".npy', b"back\\slash.npy",
+    b"escape\x1b[31m.npy", b"bell\x07\x08\x0c\x7f.npy", b"next-line\xc2\x85.npy",
+    b"separators\xe2\x80\xa8\xe2\x80\xa9.npy", "caf\u00e9-\u4e2d-\U0001f600.npy".encode(), b"plain.npy",
+]
+
+
+def random_names(count, seed):
+    """Names of random bytes drawn mostly from those that make or break UTF-8 sequences."""
+    rng = np.random.default_rng(seed)
+    pieces = [bytes([b]) for b in (0x41, 0x5C, 0x22, 0x0A, 0x09, 0x01, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF,
+                                   0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF)]
+    pieces += ["\u00e9".encode(), "\u0085".encode(), "\u2028".encode(), "\ud7ff".encode(), "\ue000".encode(),
+               "\U0010ffff".encode()]
+    return [b"r%d-" % i + b"".join(pieces[k] for k in rng.integers(0, len(pieces), size=rng.integers(1, 9)))
+            for i in range(count)]
+
+
 class CompareTestCase(CliTestCase):
     def compare_json(self, a_path, b_path, *extra):
         result = run(["compare", a_path, b_path, "--json", *extra])
@@ -424,6 +468,66 @@ class CompareTest(CompareTestCase):
         self.assertEqual(run(["compare", a, nan, "--fail-above", "1e300"]).returncode, 3)
         self.assertEqual(run(["compare", a, nan]).returncode, 0)  # differences alone never fail
 
+    def test_fail_above_inf_fails_only_a_nan_mse(self):
+        a = self.save("a.npy", np.array([0.0, 3e38], dtype=np.float32))
+        b = self.save("b.npy", np.array([0.0, -3e38], dtype=np.float32))  # MSE inf
+        nan = self.save("n.npy", np.array([np.nan, 0.0], dtype=np.float32))
+        self.assertEqual(run(["compare", a, b, "--fail-above", "inf"]).returncode, 0)
+        self.assertEqual(run(["compare", a, b, "--fail-above", "1e999"]).returncode, 0)  # strtod: inf
+        self.assertEqual(run(["compare", a, nan, "--fail-above", "inf"]).returncode, 3)
+        self.assertEqual(run(["compare", a, a, "--fail-above", "0"]).returncode, 0)  # MSE 0 is not above 0
+        self.assertEqual(run(["compare", a, a, "--fail-above=-0"]).returncode, 0)
+
+    def compare_names(self, names, *extra):
+        """Runs compare on a copy of a.npy under each name (bytes) against b.npy, from self.dir;
+        returns {name: the run's stdout (bytes)}."""
+        a = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+        self.save("b.npy", np.array([1.0, 2.0, 5.0], dtype=np.float32))
+        outputs = {}
+        for name in names:
+            with open(os.path.join(os.fsencode(self.dir), name), "wb") as f:
+                np.save(f, a)
+            result = subprocess.run([os.fsencode(SQDIFF), b"compare", name, b"b.npy", *extra], cwd=self.dir,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+            self.assertEqual((result.returncode, result.stderr), (0, b""), name)
+            outputs[name] = result.stdout
+        return outputs
+
+    def assert_json_names(self, outputs):
+        for name, stdout in outputs.items():
+            with self.subTest(name=name):
+                self.assertEqual(stdout.count(b"\n"), 1, stdout)
+                report = json.loads(stdout)  # bytes: must be valid UTF-8 and valid JSON
+                self.assertEqual(report["a"], name.decode("utf-8", "replace"))
+                self.assertEqual(report["b"], "b.npy")
+                self.assertNotIn("b_bytes", report)
+                try:
+                    name.decode("utf-8")
+                    self.assertNotIn("a_bytes", report)
+                except UnicodeDecodeError:
+                    self.assertEqual(bytes.fromhex(report["a_bytes"]), name)  # lossless
+                self.assertEqual(report["mse"], 4 / 3)
+                keys = list(report)
+                self.assertEqual(keys[:2], ["a", "a_bytes"] if "a_bytes" in report else ["a", "b"])
+
+    def test_file_names_in_json(self):
+        self.assert_json_names(self.compare_names(AWKWARD_NAMES, b"--json"))
+
+    def test_random_file_names_in_json(self):
+        self.assert_json_names(self.compare_names(random_names(150, 51), b"--json"))
+
+    def test_file_names_in_text_stay_on_their_line(self):
+        outputs = self.compare_names(AWKWARD_NAMES + random_names(60, 52))
+        for name, stdout in outputs.items():
+            with self.subTest(name=name):
+                text = stdout.decode("utf-8")  # valid UTF-8 whatever the name
+                lines = text.splitlines()  # splits at every Unicode line break, U+0085 and U+2028 included
+                self.assertEqual(len(lines), 12, text)
+                self.assertEqual(lines[0], "a: %s (f32 [3])" % one_line_text(name))
+                self.assertEqual(lines[1], "b: b.npy (f32 [3])")
+                self.assertEqual(lines[4], "MSE: 1.3333333333333333")
+        self.assertEqual(one_line_text(b"x\xffy\n\\.npy"), "x\\xffy\\n\\\\.npy")  # the oracle itself
+
     def test_progress_bar_only_on_a_terminal(self):
         # 4100 x 4100 f32 positions = 64.1 MiB of one input's dtype: just above the threshold.
         a = self.save("a.npy", np.ones((4100, 1), dtype=np.float32))
@@ -517,13 +621,36 @@ class CompareErrorTest(CompareTestCase):
         self.expect(["compare", self.a, self.b, "--broadcast", "pdpd", "--axis=0"], 1, "(pdpd, axis 0)")
 
     def test_bad_options(self):
-        for peak in ("0", "-1", "nan", "inf"):
-            self.expect(["compare", self.a, self.b, "--peak", peak], 1, "--peak")
-        self.expect(["compare", self.a, self.b, "--peak", "x"], 2, "--peak")
         self.expect(["compare", self.a, self.b, "--broadcast", "explicit"], 2, "--broadcast")
-        self.expect(["compare", self.a, self.b, "--threads=-1"], 2, "--threads")
         self.expect(["compare", self.a], 2, "b")
         self.expect(["compare", self.a, self.b, "--bogus"], 2, "--bogus")
+
+    def expect_usage_error(self, option_and_value, message):
+        """Status 2 and exactly this line, before any file is read (the inputs here do not exist)."""
+        result = run(["compare", self.path("none_a.npy"), self.path("none_b.npy"), option_and_value])
+        self.assertEqual((result.returncode, result.stdout, result.stderr),
+                         (2, "", "sqdiff: error: %s (see sqdiff compare --help)\n" % message))
+
+    def test_bad_option_values_exit_with_2(self):
+        for value in ("0", "-1", "-0", "nan", "inf", "-inf", "1e999", "1e-400", "x", "1,5"):
+            with self.subTest(peak=value):
+                self.expect_usage_error("--peak=" + value,
+                                        "--peak: value %s is not a finite number greater than 0" % value)
+        for value in ("nan", "-nan", "-inf", "-1", "-1e-300", "x", "0x"):
+            with self.subTest(fail_above=value):
+                self.expect_usage_error("--fail-above=" + value,
+                                        "--fail-above: value %s is not a number from 0 to inf" % value)
+        for value in ("float128", "F32", "bool"):
+            with self.subTest(dtype=value):
+                self.expect_usage_error("--dtype=" + value, "--dtype: %s not in {f16,bf16,bfloat16,f32,f64,i8,i16,"
+                                                            "i32,i64,u8,u16,u32,u64}" % value)
+        for value in ("-1", "2147483648", "99999999999999999999"):
+            with self.subTest(threads=value):
+                self.expect_usage_error("--threads=" + value,
+                                        "--threads: value %s is out of range (0 to 2147483647)" % value)
+        self.expect_usage_error("--threads=1.5", "--threads: value 1.5 is not an integer")
+        self.expect_usage_error("--axis=99999999999999999999", "--axis: value 99999999999999999999 is out of "
+                                                               "range (-9223372036854775808 to 9223372036854775807)")
 
 
 # --- compare: a pair over 2 GiB through the mapped path, in bounded memory --------------------------
@@ -735,9 +862,7 @@ class ReduceTest(CliTestCase):
         cases = [
             (["--axes", "2"], 1, "sum_squared_difference: axis 2 is out of range"),
             (["--axes", "0,0"], 1, "listed twice"),
-            (["--axes", "x"], 1, "--axes"),
             (["--out-dtype", "i64"], 1, "output type"),
-            (["--out-dtype", "float128"], 1, "--out-dtype"),
             (["--op", "subtract"], 2, "--op must be squared_difference"),
         ]
         for extra, status, fragment in cases:
@@ -754,6 +879,32 @@ class ReduceTest(CliTestCase):
         self.assertEqual(sorted(os.listdir(self.dir)), ["a.npy", "big.npy", "out.npy", "small.npy"])
         result = run(["run", a, a, "-o", out, "--op", "subtract", "--keepdims"])
         self.assert_error(result, "--reduce")
+
+    def test_bad_option_values_exit_with_2(self):
+        # Refused as the command line is read (status 2, exactly this line), before the inputs are
+        # opened: they do not exist here.
+        out_dtypes = "{f16,bf16,bfloat16,f32,f64,i64,u64}"
+        int64_range = "(-9223372036854775808 to 9223372036854775807)"
+        cases = [
+            ("--axes=x", '--axes: "x" is not a comma-separated list of integers (e.g. 0,2 or -1) or none'),
+            ("--axes=0,,1", '--axes: "0,,1" is not a comma-separated list of integers (e.g. 0,2 or -1) or none'),
+            ("--axes=1.0", '--axes: "1.0" is not a comma-separated list of integers (e.g. 0,2 or -1) or none'),
+            ("--axes=0,", '--axes: "0," is not a comma-separated list of integers (e.g. 0,2 or -1) or none'),
+            ("--axes=99999999999999999999", "--axes: axis 99999999999999999999 is out of range " + int64_range),
+            ("--axes=0,-9223372036854775809", "--axes: axis -9223372036854775809 is out of range " + int64_range),
+            ("--out-dtype=float128", "--out-dtype: float128 not in " + out_dtypes),
+            ("--out-dtype=i32", "--out-dtype: i32 not in " + out_dtypes),
+            ("--dtype=float128", "--dtype: float128 not in {f16,bf16,bfloat16,f32,f64,i8,i16,i32,i64,u8,u16,u32,"
+                                 "u64}"),
+            ("--threads=-1", "--threads: value -1 is out of range (0 to 2147483647)"),
+        ]
+        for option, message in cases:
+            with self.subTest(option=option):
+                result = run(["run", "--reduce", "sum", self.path("none_a.npy"), self.path("none_b.npy"), "-o",
+                              self.path("out.npy"), option])
+                self.assertEqual((result.returncode, result.stdout, result.stderr),
+                                 (2, "", "sqdiff: error: %s (see sqdiff run --help)\n" % message))
+        self.assertEqual(os.listdir(self.dir), [])
 
 
 # --- docs/cli.md's examples ----------------------------------------------------------------------

@@ -17,6 +17,12 @@ What every case asserts (the behaviour the CLI must have):
   parent of DIR holds exactly what it held before (no staging directory);
 - an existing destination keeps its bytes and its mode.
 
+The cases that run the program as an unprivileged user (root ignores permission bits)
+work in a directory of their own below /tmp that every user can enter, with their
+inputs, and a copy of the program when that user cannot reach it: the checkout and
+the build tree may lie below a directory that other users cannot enter (a clone into
+`mktemp -d`, a private home).
+
 A full disk and a read-only file system are small tmpfs mounts made in a private
 mount namespace (`unshare --mount`, or `unshare --user --map-root-user --mount`
 when not root), so that nothing is mounted on the host; the state of the mount
@@ -41,6 +47,8 @@ SQDIFF = os.environ.get("SQDIFF_BIN", "sqdiff")
 if os.sep in SQDIFF:
     SQDIFF = os.path.abspath(SQDIFF)
 TMP_ROOT = os.path.abspath(os.environ.get("SQDIFF_TEST_TMP", tempfile.gettempdir()))
+# Where the unprivileged user's cases work: /tmp itself, not $TMPDIR, which may be private.
+PUBLIC_TMP_ROOT = "/tmp"
 
 # Seconds a small job may take before it counts as hung.
 QUICK = 10
@@ -139,6 +147,44 @@ def no_core_dumps():
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
+def reachable_by_others(path):
+    """Whether a user who is neither the owner nor in the group can read `path`: it is readable by
+    others (o+r) and every directory above it lets others in (o+x)."""
+    path = os.path.realpath(path)
+    if not os.stat(path).st_mode & stat.S_IROTH:
+        return False
+    directory = os.path.dirname(path)
+    while True:
+        if not os.stat(directory).st_mode & stat.S_IXOTH:
+            return False
+        if os.path.dirname(directory) == directory:
+            return True
+        directory = os.path.dirname(directory)
+
+
+def shared_libraries(program):
+    """The paths of the shared libraries `program` loads, as ldd resolves them (none when static)."""
+    listing = subprocess.run(["ldd", program], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True).stdout
+    paths = []
+    for line in listing.splitlines():
+        if "=>" in line:
+            path = line.split("=>", 1)[1].strip().split(" (", 1)[0]
+            if path.startswith("/"):
+                paths.append(path)
+    return paths
+
+
+def remove_tree(root):
+    """Removes a scratch directory, after making every directory in it writable again."""
+    for directory, dirs, _ in os.walk(root):
+        for name in dirs:
+            path = os.path.join(directory, name)
+            if not os.path.islink(path):
+                os.chmod(path, 0o755)
+    shutil.rmtree(root, ignore_errors=True)
+
+
 def as_unprivileged_user():
     """The command prefix that drops root (root ignores permission bits), or nothing when not root."""
     if IS_ROOT:
@@ -169,18 +215,16 @@ class Outcome:
 
 class FaultTestCase(unittest.TestCase):
     def setUp(self):
-        os.makedirs(TMP_ROOT, exist_ok=True)
-        self.dir = tempfile.mkdtemp(prefix=self.id().split(".")[-1] + "-", dir=TMP_ROOT)
-        # Readable by the unprivileged user of the permission tests.
-        os.chmod(self.dir, 0o755)
+        self.dir = self.scratch_directory(TMP_ROOT)
+        self.program = SQDIFF
 
-    def tearDown(self):
-        for directory, dirs, _ in os.walk(self.dir):
-            for name in dirs:
-                path = os.path.join(directory, name)
-                if not os.path.islink(path):
-                    os.chmod(path, 0o755)
-        shutil.rmtree(self.dir, ignore_errors=True)
+    def scratch_directory(self, root):
+        """A new directory of mode 0755 below `root`, removed after the test."""
+        os.makedirs(root, exist_ok=True)
+        directory = tempfile.mkdtemp(prefix=self.id().split(".")[-1] + "-", dir=root)
+        os.chmod(directory, 0o755)
+        self.addCleanup(remove_tree, directory)
+        return directory
 
     def path(self, *names):
         return os.path.join(self.dir, *names)
@@ -212,7 +256,7 @@ class FaultTestCase(unittest.TestCase):
 
     def sqdiff(self, args, prefix=(), timeout=QUICK, preexec_fn=None):
         """Runs sqdiff ARGS; a run that does not end within `timeout` seconds fails the test."""
-        command = list(prefix) + [SQDIFF] + [str(a) for a in args]
+        command = list(prefix) + [self.program] + [str(a) for a in args]
         try:
             proc = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   text=True, timeout=timeout, preexec_fn=preexec_fn, restore_signals=True,
@@ -264,9 +308,9 @@ class FaultTestCase(unittest.TestCase):
 
     def start(self, args):
         """Starts sqdiff ARGS in the background (no core files: some signals below dump core)."""
-        return subprocess.Popen([SQDIFF] + [str(a) for a in args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, preexec_fn=no_core_dumps, restore_signals=True,
-                                cwd=self.dir)
+        return subprocess.Popen([self.program] + [str(a) for a in args], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=no_core_dumps,
+                                restore_signals=True, cwd=self.dir)
 
     def temporaries(self, directory):
         return [name for name in os.listdir(directory) if ".tmp-" in name]
@@ -342,7 +386,8 @@ snapshot() {
 }
 mount -t tmpfs -o size=$SIZE,mode=0755 tmpfs "$MNT"
 """
-        env = dict(os.environ, SQDIFF_BIN=SQDIFF, NS_DIR=self.ns_dir, MNT=mount_point, SIZE=size, QUICK=str(QUICK))
+        env = dict(os.environ, SQDIFF_BIN=self.program, NS_DIR=self.ns_dir, MNT=mount_point, SIZE=size,
+                   QUICK=str(QUICK))
         command = mount_namespace_prefix() + ["sh", "-c", prelude + body]
         proc = subprocess.run(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, timeout=120, cwd=self.dir)
@@ -634,6 +679,9 @@ class UnwritableDirectoryTest(FaultTestCase):
 
     def setUp(self):
         super().setUp()
+        self.make_inputs()
+
+    def make_inputs(self):
         self.a, self.b = self.small_inputs()
         self.old = self.save("old.npy", np.arange(100, dtype=np.int16))
 
@@ -647,12 +695,45 @@ class UnwritableDirectoryTest(FaultTestCase):
         return directory
 
     def unprivileged(self):
-        """The prefix that runs sqdiff as an unprivileged user; checks that this user can run it at all."""
-        prefix = as_unprivileged_user()
+        """Moves the test into a directory below /tmp that every user can enter, holding the inputs (made
+        anew there) and, when needed, a copy of the program (copy_program), and returns the prefix that
+        runs the program as an unprivileged user; checks that this user can run it at all. Then the
+        user's errors are about the locked directories alone, wherever the checkout and the build tree
+        lie: below a directory of mode 0700, that user reaches neither the program nor the inputs there."""
+        self.dir = self.scratch_directory(PUBLIC_TMP_ROOT)
+        self.assertTrue(reachable_by_others(self.dir), "other users cannot enter " + self.dir)
+        prefix = as_unprivileged_user() + self.copy_program(self.path("bin"))
+        self.make_inputs()
         outcome = self.sqdiff(["--version"], prefix=prefix)
-        self.assertEqual(outcome.returncode, 0, "%s cannot run %s: %r (the build tree must be readable by all)"
-                         % (shlex.join(prefix), SQDIFF, outcome.stderr))
+        self.assertEqual(outcome.returncode, 0, "%s cannot run %s: %r" % (shlex.join(prefix), self.program,
+                                                                         outcome.stderr))
         return prefix
+
+    def copy_program(self, directory):
+        """When other users cannot reach the program or a shared library it loads (a shared libsqdiff in
+        the build tree, found through the program's RUNPATH), copies the program into `directory` and
+        makes self.program the copy, and copies those libraries too (into directory/lib). Returns the
+        command prefix that makes the copy load them. The program is used in place otherwise (/tmp may
+        be mounted noexec)."""
+        program = shutil.which(SQDIFF)
+        self.assertIsNotNone(program, "no program " + SQDIFF)
+        private = [path for path in shared_libraries(program) if not reachable_by_others(path)]
+        if reachable_by_others(program) and not private:
+            return []
+        os.mkdir(directory)
+        self.program = os.path.join(directory, "sqdiff")
+        shutil.copyfile(program, self.program)
+        os.chmod(self.program, 0o755)
+        if not private:
+            return []
+        libraries = os.path.join(directory, "lib")
+        os.mkdir(libraries)
+        for path in private:
+            copy = os.path.join(libraries, os.path.basename(path))
+            shutil.copyfile(path, copy)
+            os.chmod(copy, 0o755)
+        # LD_LIBRARY_PATH comes before the program's RUNPATH in the loader's search.
+        return ["env", "LD_LIBRARY_PATH=" + libraries]
 
     def test_run_read_only_file_system(self):
         mnt = self.mkdir("mnt")
@@ -705,8 +786,8 @@ class UnwritableDirectoryTest(FaultTestCase):
         self.assert_same_tree(tree_state(self.snapshot_path("after")), tree_state(self.snapshot_path("before")))
 
     def test_ir_parent_without_write_permission(self):
-        model = self.model()
         prefix = self.unprivileged()
+        model = self.model()
         parent = self.locked_directory("locked")
         out = os.path.join(parent, "out")
         outcome = self.sqdiff(["ir", model, "--random", "1", "-o", out], prefix=prefix)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -137,14 +138,21 @@ void register_ir_command(CLI::App& app) {
   sub->add_option("--bin", args->bin, "The weights file for Const layers (default: MODEL.bin beside the .xml)");
   sub->add_option("--input", args->inputs,
                   "NAME=FILE.npy: data for the Parameter layer called NAME (repeat for each Parameter)")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->check(CLI::Validator(
+          [](std::string& item) -> std::string {
+            const std::size_t eq = item.find('=');
+            if (eq != std::string::npos && eq != 0 && eq + 1 != item.size()) return "";
+            return "value " + item + " is not NAME=FILE.npy (NAME is a Parameter layer's name)";
+          },
+          "NAME=FILE.npy"));
   sub->add_option("--random", args->seed,
                   "Random data for every Parameter without --input, from this seed (same seed, same data)")
       ->check(fits_in<uint64_t>());
   sub->add_option("-o,--output-dir", args->out_dir,
                   "Run the model and write each Result as DIR/<result name>.npy (random inputs: DIR/inputs/)");
   sub->add_option("--threads", args->threads, "Threads for the computation (0: the library's default)")
-      ->check(fits_in<int>() & CLI::NonNegativeNumber);
+      ->check(integer_in<int>(0, std::numeric_limits<int>::max()));
   sub->footer(
       "Without --input, --random or -o, only the shapes are checked: each SquaredDifference and\n"
       "Subtract layer's output shape is inferred from its inputs (auto_broadcast none, numpy or\n"
