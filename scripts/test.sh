@@ -85,8 +85,10 @@ python_venv() {
     return 0
   # bin/pytest, not python -m pytest: the working directory stays off sys.path.
   # SQDIFF_CLI: the release build's program, for the test that every version agrees.
+  # SQDIFF_CMAKE_PYTHON: the release build's module, tested under this venv's NumPy 2 too.
   stage "python venv pytest" env SQDIFF_SOURCE_DIR="$repo_root" SQDIFF_CLI="$repo_root/build/tools/sqdiff" \
-    PYTHONDONTWRITEBYTECODE=1 "$venv/bin/pytest" -q python/tests || return 0
+    SQDIFF_CMAKE_PYTHON="$repo_root/build/python" PYTHONDONTWRITEBYTECODE=1 "$venv/bin/pytest" -q python/tests ||
+    return 0
 }
 python_venv
 

@@ -71,6 +71,11 @@ if _typing.TYPE_CHECKING:
 try:
     from . import _sqdiff
 except ImportError as _error:  # pragma: no cover - a source checkout without a build
+    if isinstance(_error.__cause__, ImportError):
+        # The extension is there but refused to start (pybind11 says "initialization
+        # failed", caused by the extension's own ImportError: a NumPy whose dtypes it
+        # cannot read). Its reason, which names the build to use, is the one to show.
+        raise _error.__cause__ from None
     raise ImportError(
         "sqdiff's compiled extension (sqdiff._sqdiff) is missing: build the project with CMake "
         "and put <build>/python on PYTHONPATH, or run `cmake --install <build> --component python`"
@@ -96,6 +101,10 @@ Error = _sqdiff.Error
 Error.__module__ = "sqdiff"
 
 from . import _weak_scalars  # noqa: E402 - needs Error
+
+# The __future__ import also bound the name `annotations` (a feature object), which
+# dir(sqdiff) would list as public; the feature itself is the compiler's and stays.
+del annotations
 
 __version__ = _sqdiff.__version__
 

@@ -6,12 +6,14 @@ computes in float32:
 
 * float array: the scalar's exact value rounded once to nearest even into the
   array's type (bool is 0 or 1); beyond the type's range it is inf, as NumPy 2
-  gives;
+  gives for a float (for an int beyond float64's range NumPy raises
+  OverflowError: sqdiff rounds it too, to inf, as it does into float32);
 * integer array: a Python int must fit the type (300 for uint8 is an error,
   where NumPy 2 raises OverflowError); a bool is 0 or 1; a float is an error
   (NumPy would compute in float64, which sqdiff never converts to);
 * only Python scalars: NumPy 2's defaults, int64 for ints and bools with ints,
-  float64 as soon as one is a float; bools alone stay bool (unsupported).
+  float64 as soon as one is a float (an int rounded as above); bools alone
+  stay bool (unsupported).
 
 NumPy scalars (``np.float32(1)``) and 0-d arrays are strong: they are arrays
 of their dtype. The conversion never touches the strong operand.
@@ -117,9 +119,11 @@ def _wide(value, itemsize):
         return value
     if itemsize == 8:
         try:
-            return float(value)  # Python rounds an int to float64 correctly
+            # Python rounds an int to float64 correctly, and raises OverflowError exactly when
+            # that rounding gives inf (from 2**1024 - 2**970 on, half an ulp past the largest).
+            return float(value)
         except OverflowError:
-            return math.copysign(math.inf, value)
+            return math.inf if value > 0 else -math.inf  # not copysign: it would convert value too
     return _int_to_float_round_to_odd(int(value))
 
 
@@ -161,13 +165,8 @@ def _defaults(op, values):
     if all(isinstance(v, bool) for v in values):
         return [_np.asarray(v) for v in values]  # bool arrays: the compiled part refuses them
     if any(isinstance(v, float) for v in values):
-        converted = []
-        for v in values:
-            try:
-                converted.append(_np.array(float(v), dtype=_np.float64))
-            except OverflowError:
-                raise _error(op, f"the Python int {v} does not fit float64") from None
-        return converted
+        float64 = _np.dtype(_np.float64)
+        return [_as_float(op, v, float64) for v in values]  # an int beyond float64's range: inf
     return [_as_integer(op, v, _np.dtype(_np.int64)) for v in values]
 
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "binding_common.hpp"
+#include "dtype_layout.hpp"
 
 namespace sqdiff_python {
 
@@ -34,9 +35,36 @@ std::string device_name(int64_t type) {
   }
 }
 
-// Refuses an object whose __dlpack_device__ is not the CPU, naming the device.
+// True when `object` has the attribute `attribute` and it is true (called
+// first, when `call`): PyTorch's tensor.is_meta (a property) and
+// tensor.is_neg() (a method), looked up by name so that nothing imports torch.
+bool answers_true(py::handle object, const char* attribute, bool call) {
+  if (!py::hasattr(object, attribute)) return false;
+  py::object answer = object.attr(attribute);
+  if (call) answer = answer();
+  const int truth = PyObject_IsTrue(answer.ptr());
+  if (truth < 0) throw py::error_already_set();
+  return truth == 1;
+}
+
+// Refuses an object whose __dlpack_device__ is not the CPU, naming the device,
+// and one that cannot say its device (a PyTorch meta tensor, which has no data).
 void require_cpu(std::string_view op, const char* name, py::handle object) {
-  const py::object device = object.attr("__dlpack_device__")();
+  if (answers_true(object, "is_meta", false)) {
+    fail(op, std::string(name) + " is a PyTorch meta tensor, which has a shape and a dtype but no data; sqdiff "
+                                 "computes on data in CPU memory");
+  }
+  PyObject* answer = PyObject_CallMethod(object.ptr(), "__dlpack_device__", nullptr);
+  if (answer == nullptr) {
+    py::error_already_set error;
+    if (error.matches(PyExc_Exception)) {
+      fail(op, std::string(name) + " (a " + type_name(object) + ") cannot say which device it is on: " +
+                   "__dlpack_device__() raised " + py::str(error.type().attr("__name__")).cast<std::string>() + ": " +
+                   py::str(error.value()).cast<std::string>() + "; sqdiff reads only CPU memory");
+    }
+    throw error;
+  }
+  const py::object device = py::reinterpret_steal<py::object>(answer);
   if (!py::isinstance<py::tuple>(device) || py::len(device) != 2) {
     fail(op, std::string(name) + ".__dlpack_device__() gave " + repr_of(device) +
                  ", not a (device type, device id) pair");
@@ -53,7 +81,7 @@ void require_cpu(std::string_view op, const char* name, py::handle object) {
 }  // namespace
 
 bool is_ml_dtypes_bfloat16(const py::dtype& dtype) {
-  if (dtype.kind() != 'V' || dtype.itemsize() != 2 || dtype.has_fields()) return false;
+  if (dtype.kind() != 'V' || item_size(dtype) != 2 || has_fields(dtype)) return false;
   PyObject* ml_dtypes = PyDict_GetItemString(PyImport_GetModuleDict(), "ml_dtypes");  // borrowed
   if (ml_dtypes == nullptr) return false;
   const py::object bfloat16 = py::reinterpret_borrow<py::object>(ml_dtypes).attr("bfloat16");
@@ -73,8 +101,15 @@ py::dtype result_dtype(sqdiff::DType dtype, std::initializer_list<const py::arra
 std::optional<py::array> array_from_dlpack(std::string_view op, const char* name, py::handle object) {
   if (py::isinstance<py::array>(object) || !py::hasattr(object, "__dlpack__")) return std::nullopt;
   if (py::hasattr(object, "__dlpack_device__")) require_cpu(op, name, object);
+  // A PyTorch tensor with the negative bit (torch._neg_view(x), the imaginary
+  // part of a conjugated complex tensor) holds the negation of its values, and
+  // DLPack carries no such bit: torch 1.13 exports the stored values, which
+  // would give every result the opposite sign. resolve_neg() copies it with
+  // the sign applied (other tensors are read in place).
+  const py::object source = answers_true(object, "is_neg", true) ? py::object(object.attr("resolve_neg")())
+                                                                  : py::reinterpret_borrow<py::object>(object);
   const py::object from_dlpack = py::module_::import("numpy").attr("from_dlpack");
-  PyObject* imported = PyObject_CallOneArg(from_dlpack.ptr(), object.ptr());
+  PyObject* imported = PyObject_CallOneArg(from_dlpack.ptr(), source.ptr());
   if (imported == nullptr) {
     py::error_already_set error;
     // What NumPy or the producer refuses (a dtype NumPy lacks, such as DLPack's

@@ -1,7 +1,8 @@
 // Arrays that are not NumPy's own: ml_dtypes.bfloat16 arrays (NumPy arrays of
 // a dtype NumPy itself does not know) and objects exposing DLPack
 // (__dlpack__, __dlpack_device__), such as PyTorch and JAX tensors. Both are
-// read in place, without a copy; a tensor on a device other than the CPU is
+// read in place, without a copy (but a PyTorch tensor with the negative bit,
+// copied with its sign applied); a tensor on a device other than the CPU is
 // refused, naming its device. (__array_interface__ and __array_struct__
 // objects need nothing here: numpy.asarray wraps their memory without copying.)
 #pragma once
@@ -30,8 +31,11 @@ py::dtype result_dtype(sqdiff::DType dtype, std::initializer_list<const py::arra
 
 // The array that `object` exposes through DLPack (no copy), or nothing when
 // it is a NumPy array or has no __dlpack__. Refuses memory on any device but
-// the CPU, naming the device, and objects whose DLPack export NumPy cannot take
-// (e.g. DLPack's bfloat16), with the producer's or NumPy's reason.
+// the CPU, naming the device, a PyTorch meta tensor (no data), an object that
+// cannot say its device, and objects whose DLPack export NumPy cannot take
+// (e.g. DLPack's bfloat16), with the producer's or NumPy's reason. A PyTorch
+// tensor with the negative bit is resolved first (a copy with the sign
+// applied), since DLPack would export its stored values.
 std::optional<py::array> array_from_dlpack(std::string_view op, const char* name, py::handle object);
 
 }  // namespace sqdiff_python

@@ -33,7 +33,8 @@ std::string numpy_name(const py::dtype& dtype);
 int64_t to_int64(std::string_view op, const std::string& what, py::handle object);
 // The broadcast mode named `broadcast`, aligned at `axis` for pdpd.
 sqdiff::Broadcast parse_broadcast(std::string_view op, py::handle broadcast, py::handle axis);
-// None -> 0 (the library's default), else the count.
+// None -> 0 (the library's default), else the count (0 too); a negative count
+// or one beyond int is an Error.
 int parse_threads(std::string_view op, py::handle threads);
 // None -> nothing; "bfloat16"/"bf16" -> bf16; a NumPy dtype or its name ->
 // that type; anything else is an Error.
@@ -69,6 +70,10 @@ class WithoutGilIfWorthIt {
   PyThreadState* state_;
 };
 sqdiff::Shape shape_of(const py::array& array);
+// A new C-contiguous array of `dtype` (0-d for an empty shape), laid out by
+// NumPy itself: pybind11's array(dtype, shape) computes the strides from the
+// item size it reads, which pybind11 < 2.12 misreads under NumPy 2.
+py::array new_c_array(py::dtype dtype, const sqdiff::Shape& shape);
 py::tuple to_tuple(const sqdiff::Shape& shape);
 sqdiff::Shape element_strides(const py::array& array);
 // An Error when an out= written through a temporary could reach one element

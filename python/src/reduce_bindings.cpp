@@ -108,7 +108,7 @@ struct Target {
 
 // ml_dtypes.bfloat16 when the output is bf16 and one of `inputs` is such an array.
 Target new_target(DType dtype, const Shape& shape, std::initializer_list<const py::array*> inputs = {}) {
-  return {py::array(result_dtype(dtype, inputs), shape), false};  // C-contiguous; 0-d for shape ()
+  return {new_c_array(result_dtype(dtype, inputs), shape), false};  // C-contiguous; 0-d for shape ()
 }
 
 // The checks of an out= array that only Python knows (type, writability);
@@ -307,7 +307,7 @@ py::array partial_sum_squared_difference(py::handle a_object, py::handle b_objec
   const Shape broadcast_shape = output_shape(op, a, b, options.broadcast);
   Shape shape = renamed(op, [&] { return sqdiff::reduced_shape(broadcast_shape, options.axes, options.keepdims); });
   shape.push_back(static_cast<int64_t>(sqdiff::partial_sum_words(a.view.dtype)));
-  py::array partials(py::dtype("uint64"), shape);
+  py::array partials = new_c_array(py::dtype("uint64"), shape);
   auto* data = static_cast<uint64_t*>(partials.mutable_data());
   {
     const py::gil_scoped_release release;

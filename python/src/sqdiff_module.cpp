@@ -24,6 +24,7 @@
 
 #include "array_import.hpp"
 #include "binding_common.hpp"
+#include "dtype_layout.hpp"
 #include "sqdiff/sqdiff.hpp"
 
 namespace py = pybind11;
@@ -77,9 +78,9 @@ std::string numpy_name(const py::dtype& dtype) {
 // The sqdiff type of a NumPy dtype (in any byte order), or nothing. uint16
 // means bf16 when the caller asked for dtype="bfloat16".
 std::optional<DType> sqdiff_dtype(const py::dtype& dtype, bool bf16_bits) {
-  if (dtype.has_fields()) return std::nullopt;
+  if (has_fields(dtype)) return std::nullopt;
   if (is_ml_dtypes_bfloat16(dtype)) return DType::bf16;
-  const ssize_t size = dtype.itemsize();
+  const py::ssize_t size = item_size(dtype);
   switch (dtype.kind()) {
     case 'f':
       if (size == 2) return DType::f16;
@@ -176,11 +177,14 @@ sqdiff::Broadcast parse_broadcast(std::string_view op, py::handle broadcast, py:
 int parse_threads(std::string_view op, py::handle threads) {
   if (threads.is_none()) return 0;
   const int64_t count = to_int64(op, "threads", threads);
-  if (count > INT_MAX || count < INT_MIN) {
+  // Every count the library would refuse (negative) or cannot hold (beyond
+  // int) is refused here, in Python's words: the library's own message names
+  // 0, its C++ default, where Python's default is None.
+  if (count < 0 || count > INT_MAX) {
     fail(op,
          "threads is " + std::to_string(count) + "; use None for the library default or a positive count");
   }
-  return static_cast<int>(count);  // a negative count is the library's error
+  return static_cast<int>(count);
 }
 
 // What dtype= asks for: nothing (take the inputs' dtype), bf16, or one of the
@@ -218,7 +222,7 @@ bool is_native_byte_order(const py::dtype& dtype) {
 bool is_addressable(const py::array& array) {
   if (array.size() == 0) return true;
   if (!is_native_byte_order(array.dtype())) return false;
-  const auto itemsize = static_cast<uintptr_t>(array.itemsize());
+  const auto itemsize = static_cast<uintptr_t>(item_size(array));
   if (reinterpret_cast<uintptr_t>(array.data()) % itemsize != 0) return false;
   for (py::ssize_t i = 0; i < array.ndim(); ++i) {
     if (array.shape(i) > 1 && static_cast<uintptr_t>(array.strides(i)) % itemsize != 0) return false;
@@ -239,7 +243,7 @@ py::tuple to_tuple(const Shape& shape) {
 // array addresses nothing, so dense strides describe it as well as any.
 Shape element_strides(const py::array& array) {
   if (array.size() == 0) return {};
-  const py::ssize_t itemsize = array.itemsize();
+  const py::ssize_t itemsize = item_size(array);
   Shape strides(static_cast<std::size_t>(array.ndim()));
   for (py::ssize_t i = 0; i < array.ndim(); ++i) {
     strides[static_cast<std::size_t>(i)] = array.shape(i) > 1 ? array.strides(i) / itemsize : 0;
@@ -271,7 +275,7 @@ void fail_if_self_overlapping(std::string_view op, const py::array& out) {
     if (out.shape(i) > 1) dims.emplace_back(std::abs(static_cast<int64_t>(out.strides(i))), out.shape(i));
   }
   std::sort(dims.begin(), dims.end());
-  int64_t reach = out.itemsize();  // bytes one element and the smaller dims cover
+  int64_t reach = item_size(out);  // bytes one element and the smaller dims cover
   for (const auto& [stride, size] : dims) {
     if (stride < reach) {
       fail(op, "the output view with shape " + bracketed(shape_of(out)) + " and byte strides " +
@@ -389,7 +393,8 @@ Input make_input(std::string_view op, const char* name, py::handle object, std::
 
 // A new C-contiguous array (0-d for an empty shape), made by NumPy from the
 // shape as it is: pybind11's constructor would first copy it and spell out
-// the strides, two allocations a small call notices.
+// the strides (from the item size it reads: see dtype_layout.hpp), two
+// allocations a small call notices.
 py::array new_c_array(py::dtype dtype, const Shape& shape) {
   static_assert(sizeof(int64_t) == sizeof(Py_intptr_t), "Shape's dims are NumPy's npy_intp");
   const auto& api = py::detail::npy_api::get();
@@ -440,13 +445,13 @@ std::optional<py::object> weak_float(py::handle scalar, py::handle array_object)
   const py::dtype dtype = py::reinterpret_borrow<py::array>(array_object).dtype();
   if (dtype.kind() != 'f' || !is_native_byte_order(dtype)) return std::nullopt;
   const double value = PyFloat_AS_DOUBLE(scalar.ptr());
-  if (dtype.itemsize() == 8) {
-    py::array converted(dtype, Shape{});
+  if (item_size(dtype) == 8) {
+    py::array converted = new_c_array(dtype, Shape{});
     *static_cast<double*>(converted.mutable_data()) = value;
     return converted;
   }
-  if (dtype.itemsize() == 4) {
-    py::array converted(dtype, Shape{});
+  if (item_size(dtype) == 4) {
+    py::array converted = new_c_array(dtype, Shape{});
     // The C conversion rounds to nearest even (the default rounding mode) and
     // gives inf from float32's largest value plus half an ulp on, as NumPy does.
     *static_cast<float*>(converted.mutable_data()) = static_cast<float>(value);
@@ -620,6 +625,9 @@ using namespace sqdiff_python;
 
 PYBIND11_MODULE(_sqdiff, m) {
   m.doc() = "The compiled part of sqdiff's NumPy binding; use the sqdiff package instead.";
+  // Before anything reads a dtype: the layout of the running NumPy's dtypes
+  // (an ImportError naming the build to use if this pybind11 cannot read them).
+  check_dtype_layout();
 
   g_asarray = numpy_function("asarray");
   g_empty = numpy_function("empty");

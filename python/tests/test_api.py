@@ -52,11 +52,29 @@ def test_simd_target():
 def test_all_is_complete():
     # Submodules (sqdiff.dask, once some test has imported it) are not names of the package's own.
     public = {name for name in dir(sqdiff)
-              if not name.startswith("_") and not inspect.ismodule(getattr(sqdiff, name))} - {"annotations"}
+              if not name.startswith("_") and not inspect.ismodule(getattr(sqdiff, name))}
     assert public - {"np"} <= set(sqdiff.__all__) | {"Error"}
     for name in sqdiff.__all__:
         assert hasattr(sqdiff, name)
     assert not hasattr(sqdiff, "np")  # numpy is imported privately
+
+
+def documented_names():
+    """The names docs/python.md's API block lists (`sqdiff.<name>` at the start of a line)."""
+    text = (source_dir() / "docs" / "python.md").read_text()
+    block = text.split("\n## API\n", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    return set(re.findall(r"^sqdiff\.(\w+)", block, re.M))
+
+
+def test_dir_shows_only_documented_names():
+    """Every public name of the package is one docs/python.md documents, and __all__ is
+    those names; the rest of dir(sqdiff) is private (_name) or dunder. sqdiff.dask, a
+    documented submodule, is there once imported."""
+    documented = documented_names()
+    assert "squared_difference" in documented and "__version__" in documented
+    public = {name for name in dir(sqdiff) if not name.startswith("_")}
+    assert public - {"dask"} == documented - {"__version__"}
+    assert set(sqdiff.__all__) == documented
 
 
 def test_result_is_a_fresh_c_contiguous_array():

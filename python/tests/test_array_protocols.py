@@ -51,6 +51,27 @@ class BrokenExport(DLPackOnly):
         raise BufferError("this tensor cannot be exported")
 
 
+class NoDevice:
+    """A producer that cannot say its device, as a PyTorch meta tensor (no data) cannot."""
+
+    def __dlpack__(self, *args, **kwargs):
+        raise AssertionError("__dlpack__ was called for an object with no device")
+
+    def __dlpack_device__(self):
+        raise ValueError("Unknown device type meta for Dlpack")
+
+
+class NegativeView(DLPackOnly):
+    """PyTorch's negative bit, as torch 1.13 exports it: DLPack gives the stored values, and
+    the tensor's values are their negation (is_neg(), resolve_neg())."""
+
+    def is_neg(self):
+        return True
+
+    def resolve_neg(self):
+        return DLPackOnly(-self._array)
+
+
 WRAPPERS = [DLPackOnly, InterfaceOnly]
 
 
@@ -104,6 +125,26 @@ def test_a_failed_export_is_an_error_naming_the_input():
     with pytest.raises(sqdiff.Error, match=r"^squared_difference: a \(a BrokenExport\) cannot be read through "
                                            r"DLPack: this tensor cannot be exported$"):
         sqdiff.squared_difference(BrokenExport(np.zeros(2)), np.zeros(2))
+
+
+def test_a_producer_that_cannot_say_its_device_is_an_error():
+    with pytest.raises(sqdiff.Error) as raised:
+        sqdiff.sum_squared_difference(np.zeros(2), NoDevice())
+    assert str(raised.value) == ("sum_squared_difference: b (a NoDevice) cannot say which device it is on: "
+                                 "__dlpack_device__() raised ValueError: Unknown device type meta for Dlpack; "
+                                 "sqdiff reads only CPU memory")
+
+
+def test_a_negative_view_is_read_with_its_sign():
+    stored = np.array([[1.5, -2.0, 0.0], [4.0, -0.25, 8.0]])
+    values = -stored
+    b = np.array([1.0, 2.0, -3.0])
+    assert np.array_equal(sqdiff.subtract(NegativeView(stored), b), values - b)
+    assert np.array_equal(sqdiff.squared_difference(b, NegativeView(stored)), (b - values) ** 2)
+    assert np.array_equal(sqdiff.sum_squared_difference(NegativeView(stored), b, 1), ((values - b) ** 2).sum(1))
+    grad_a, grad_b = sqdiff.squared_difference_backward(NegativeView(stored), b, np.ones((2, 3)))
+    assert np.array_equal(grad_a, 2 * (values - b)) and np.array_equal(grad_b, -2 * (values - b).sum(0))
+    assert np.array_equal(stored[0], [1.5, -2.0, 0.0])  # the producer's memory is not written
 
 
 def test_nothing_is_written_when_an_input_is_refused():

@@ -286,11 +286,16 @@ def test_dtype_keyword_checks_and_never_converts(op):
         call(op, np.ones(2, dtype=np.uint16), np.ones(2, dtype=np.int16), dtype="bf16")
 
 
+# What every function says of a thread count it refuses: None is Python's default (the
+# library's own message names 0, its C++ default).
+THREADS_ADVICE = "use None for the library default or a positive count"
+
+
 @pytest.mark.parametrize("op", OPS)
 def test_threads(op):
     a = np.ones(2, dtype=np.float32)
     out = np.zeros(2, dtype=np.float32)
-    with pytest.raises(sqdiff.Error, match=rf"^{op}: threads is -1; use 0 for the library default"):
+    with pytest.raises(sqdiff.Error, match=rf"^{op}: threads is -1; {THREADS_ADVICE}$"):
         call(op, a, a, threads=-1, out=out)
     assert (out == 0).all()
     with pytest.raises(sqdiff.Error, match=r"threads is -5"):
@@ -302,6 +307,26 @@ def test_threads(op):
             call(op, a, a, threads=bad)
     for good in [None, 0, 1, 2, 64, np.int64(3)]:
         assert call(op, a, a, threads=good).shape == (2,)
+
+
+def test_threads_refused_in_one_wording_by_every_function():
+    """Negative counts and counts beyond int alike, whichever function is called."""
+    x = np.ones((2, 3))
+    calls = {
+        "squared_difference": lambda threads: sqdiff.squared_difference(x, x, threads=threads),
+        "subtract": lambda threads: sqdiff.subtract(x, x, threads=threads),
+        "sum_squared_difference": lambda threads: sqdiff.sum_squared_difference(x, x, threads=threads),
+        "mean_squared_difference": lambda threads: sqdiff.mean_squared_difference(x, x, 1, threads=threads),
+        "squared_difference_backward": lambda threads: sqdiff.squared_difference_backward(x, x, x, threads=threads),
+        "subtract_backward": lambda threads: sqdiff.subtract_backward(x, (2, 3), (3,), threads=threads),
+    }
+    for op, run in calls.items():
+        for count in (-1, -7, -2**40, 2**31, 2**40):
+            with pytest.raises(sqdiff.Error) as raised:
+                run(count)
+            assert str(raised.value) == f"{op}: threads is {count}; {THREADS_ADVICE}"
+        for count in (None, 0, 1, 3):
+            run(count)
 
 
 @pytest.mark.parametrize("op", OPS)

@@ -44,3 +44,26 @@ def test_a_build_without_highway_says_what_to_install(tmp_path):
 @pytest.mark.parametrize("name", ["py.typed", "_sqdiff.pyi", "__init__.py"])
 def test_package_files_sit_beside_the_extension(name):
     assert (extension_path().parent / name).is_file()
+
+
+def test_the_extras_install_what_the_optional_modules_need():
+    """`pip install "sqdiff[dask]"` brings Dask's arrays for sqdiff.dask, and "[bf16]" ml_dtypes;
+    with no version floor for Dask (docs/python.md names the versions tested)."""
+    tomllib = pytest.importorskip("tomllib", reason="Python 3.11 reads TOML")
+    project = tomllib.loads((source_dir() / "pyproject.toml").read_text())["project"]
+    assert project["optional-dependencies"]["dask"] == ["dask[array]"]
+    assert project["optional-dependencies"]["bf16"] == ["ml_dtypes>=0.2"]
+
+
+def test_the_installed_metadata_offers_the_extras():
+    """The wheel's metadata, where the package under test was installed by pip."""
+    import importlib.metadata
+
+    try:
+        distribution = importlib.metadata.distribution("sqdiff")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("sqdiff is not installed by pip here (the CMake build tree's package)")
+    if Path(distribution.locate_file("sqdiff/__init__.py")).resolve() != Path(sqdiff.__file__).resolve():
+        pytest.skip("the sqdiff under test is not the one pip installed")
+    assert {"bf16", "dask"} <= set(distribution.metadata.get_all("Provides-Extra"))
+    assert 'dask[array]; extra == "dask"' in distribution.metadata.get_all("Requires-Dist")

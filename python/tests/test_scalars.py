@@ -224,3 +224,64 @@ def test_the_compiled_float_shortcut_is_the_python_rule(name):
         reference = _weak_scalars.resolve("subtract", (x, value))[1]
         assert bits(sqdiff.subtract(value, x)) == bits(reference), value
         assert bits(sqdiff.subtract(x, value)) == bits(sqdiff.subtract(x, reference)), value
+
+
+# Python ints at float64's rounding-to-infinity edge: 2**1024 - 2**970 is the largest double plus
+# half an ulp, so it (a tie, to the even "2**1024") and everything beyond rounds to inf; one less
+# rounds to the largest double. float(int) raises OverflowError from the edge on.
+F64_INF_EDGE = 2 ** 1024 - 2 ** 970
+BEYOND_FLOAT64 = {"2**1024-2**970": F64_INF_EDGE, "2**1024-2**970+1": F64_INF_EDGE + 1, "2**1024": 2 ** 1024,
+                  "10**400": 10 ** 400}
+BELOW_THE_EDGE = {"2**1024-2**970-1": F64_INF_EDGE - 1, "2**1024-2**971": 2 ** 1024 - 2 ** 971}  # the largest double
+
+
+def test_the_float64_edge_as_the_oracle_rounds_it():
+    largest = float(np.finfo(np.float64).max)
+    for value in BEYOND_FLOAT64.values():
+        assert exact.round_to_format(Fraction(value), "float64") == math.inf
+        assert exact.round_to_format(Fraction(-value), "float64") == -math.inf
+    for value in BELOW_THE_EDGE.values():
+        assert exact.round_to_format(Fraction(value), "float64") == largest
+        assert exact.round_to_format(Fraction(-value), "float64") == -largest
+
+
+@pytest.mark.parametrize("sign", [1, -1], ids=["+", "-"])
+@pytest.mark.parametrize("name", list(BEYOND_FLOAT64) + list(BELOW_THE_EDGE))
+def test_python_ints_beyond_float64_round_once_in_every_function(name, sign):
+    """Beside float64 (an array, a Python float, dtype=float64): the int's exact value
+    rounded once, inf from the edge on, in the element-wise functions, the reductions
+    and the gradients, as the calls with that float64 give (docs/python.md's table)."""
+    value = sign * {**BEYOND_FLOAT64, **BELOW_THE_EDGE}[name]
+    rounded = exact.round_to_format(Fraction(value), "float64")
+    strong = np.array(rounded)  # float64
+    x = np.array([1.0, -2.0, 0.25])
+    g = np.array([0.5, -1.0, 2.0])
+    same = []
+    for op in (sqdiff.subtract, sqdiff.squared_difference):
+        same += [(op(x, value), op(x, strong)), (op(value, x), op(strong, x)),
+                 (op(value, 1.5), op(strong, np.float64(1.5))), (op(-0.5, value), op(np.float64(-0.5), strong)),
+                 (op(value, 1, dtype=np.float64), op(strong, np.float64(1)))]
+    for reduce in (sqdiff.sum_squared_difference, sqdiff.mean_squared_difference):
+        same += [(reduce(x, value), reduce(x, strong)), (reduce(value, x, 0), reduce(strong, x, 0))]
+    same += list(zip(sqdiff.squared_difference_backward(x, value, g), sqdiff.squared_difference_backward(x, strong, g)))
+    same += list(zip(sqdiff.squared_difference_backward(value, 2.0, 0.5),
+                     sqdiff.squared_difference_backward(strong, np.float64(2.0), np.float64(0.5))))
+    same += list(zip(sqdiff.subtract_backward(value, (), (), dtype=np.float64),
+                     sqdiff.subtract_backward(strong, (), ())))
+    for got, want in same:
+        assert got.dtype == np.float64 and want.dtype == np.float64
+        assert np.array_equal(bits(got), bits(want))
+    assert sqdiff.subtract(value, 0.0) == rounded and sqdiff.subtract(x, value).tolist() == [-rounded] * 3
+
+
+def test_python_ints_beyond_float64_in_sqdiff_dask():
+    da = pytest.importorskip("dask.array", reason="Dask is not installed (the venv stage has it)")
+    import sqdiff.dask
+
+    x = np.array([1.0, -2.0, 0.25, 8.0])
+    lazy = da.from_array(x, chunks=2)
+    for value in (10 ** 400, -F64_INF_EDGE, F64_INF_EDGE - 1):
+        strong = np.array(exact.round_to_format(Fraction(value), "float64"))
+        for name in ("subtract", "squared_difference", "sum_squared_difference", "mean_squared_difference"):
+            got = getattr(sqdiff.dask, name)(lazy, value).compute()
+            assert np.array_equal(bits(got), bits(getattr(sqdiff, name)(x, strong))), (name, value)
