@@ -1,24 +1,29 @@
 // Fuzzes the library's public API on random views inside one arena:
 // sqdiff::subtract and squared_difference (checked against the scalar oracle
-// of tests/oracle.hpp) and sum_squared_difference / mean_squared_difference
-// (checked against the library itself on dense copies, one thread, exact path
-// only: what a layout, the thread count or the fast paths could change).
+// of tests/oracle.hpp), sum_squared_difference / mean_squared_difference and
+// the gradients squared_difference_backward / subtract_backward (checked
+// against the library itself on dense copies, one thread, exact path only:
+// what a layout, the thread count or the fast paths could change; and, for
+// calls of at most kMaxOracleTerms terms, that exact path against the GMP
+// oracle of tests/reduce/gmp_oracle.hpp, which shares no code with it).
 //
 // The input decides the op, the dtypes, the broadcast mode and axis, small
 // shapes, each view's strides (dense, permuted, gapped, reversed, 0, arbitrary,
-// or the output exactly aliasing an input) and offset inside one arena, so
-// views overlap freely; then the threads, the arena's alignment and its bytes.
+// or an output exactly aliasing an input or the other gradient), which
+// gradients are asked for, and each view's offset inside one arena, so views
+// overlap freely; then the threads, the arena's alignment and its bytes.
 // Every arena granule outside the views' extents is poisoned for ASan, so a
 // read or write beyond a view stops the run.
 //
-// Checks (SPEC sections 3-7, docs/SPEC_DECISIONS.md):
+// Checks (SPEC sections 3-8, docs/SPEC_DECISIONS.md):
 // - a valid call succeeds and leaves the arena equal to the snapshot taken
-//   before it, with only the output's elements replaced by the expected results
+//   before it, with only the outputs' elements replaced by the expected results
 //   (computed from the snapshot: any overlap gives the as-if-copied result);
 //   a NaN result may be any NaN;
 // - an invalid call (types, shapes, axes, a strides list of the wrong length, a
-//   self-overlapping output, threads < 0) throws sqdiff::Error and leaves the
-//   arena untouched; nothing else is ever thrown;
+//   self-overlapping output, grad_a and grad_b sharing memory, threads < 0)
+//   throws sqdiff::Error and leaves the arena untouched; nothing else is ever
+//   thrown;
 // - the same call again (the per-thread plan memo replays it) with another
 //   thread count gives the same arena.
 // A self-overlapping output is an error (the strides must nest); for an empty
@@ -28,6 +33,8 @@
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -40,7 +47,9 @@
 #include "fuzz_check.hpp"
 #include "oracle.hpp"
 #include "reduce/fast_squares.hpp"
+#include "reduce/gmp_oracle.hpp"
 #include "sqdiff/error.hpp"
+#include "sqdiff/gradients.hpp"
 #include "sqdiff/ops.hpp"
 #include "sqdiff/reduce.hpp"
 
@@ -52,12 +61,16 @@ using sqdiff::Shape;
 using sqdiff_fuzz::check;
 using sqdiff_fuzz::fail;
 namespace oracle = sqdiff_test::oracle;
+namespace gmp = sqdiff_test::gmp;
 
 // Keeps one input in milliseconds under ASan (the exact reference path costs
 // a few hundred ns per term there).
 constexpr int64_t kMaxElements = int64_t{1} << 16;
+// The GMP oracle checks the exact path up to this many terms (the broadcast
+// shape's elements): a few microseconds each.
+constexpr int64_t kMaxOracleTerms = int64_t{1} << 10;
 
-enum class Op { subtract, squared_difference, sum, mean };
+enum class Op { subtract, squared_difference, sum, mean, squared_difference_backward, subtract_backward };
 
 const char* op_name(Op op) {
   switch (op) {
@@ -65,9 +78,14 @@ const char* op_name(Op op) {
     case Op::squared_difference: return "squared_difference";
     case Op::sum: return "sum_squared_difference";
     case Op::mean: return "mean_squared_difference";
+    case Op::squared_difference_backward: return "squared_difference_backward";
+    case Op::subtract_backward: return "subtract_backward";
   }
   return "?";
 }
+
+bool is_reduction(Op op) { return op == Op::sum || op == Op::mean; }
+bool is_gradient(Op op) { return op == Op::squared_difference_backward || op == Op::subtract_backward; }
 
 std::string shape_text(const Shape& s) { return oracle::shape_str(s); }
 
@@ -183,23 +201,58 @@ class Arena {
   std::size_t shift_;
 };
 
+// One call. The gradients' views: a and b (squared_difference_backward's
+// inputs; subtract_backward has none, its inputs' shapes are the
+// gradients'), g (grad_out), out (grad_a) and grad_b, either gradient
+// skipped (a null pointer) at times.
 struct Call {
   Op op = Op::subtract;
   View a, b, out;
+  View g, grad_b;                   // gradients only
+  bool want_a = true, want_b = true;  // gradients only
   sqdiff::Broadcast mode;
   std::optional<Shape> axes;
   bool keepdims = false;
   int threads = 1;
   std::size_t arena_size = 8;
   std::size_t arena_shift = 0;  // bytes past a 64-byte boundary
+
+  // The views passed to the library, inputs first (of a Call or a const Call).
+  template <class Self>
+  static auto views_of(Self& c) {
+    std::vector<decltype(&c.a)> v;
+    if (!is_gradient(c.op)) return decltype(v){&c.a, &c.b, &c.out};
+    if (c.op == Op::squared_difference_backward) v = {&c.a, &c.b};
+    v.push_back(&c.g);
+    if (c.want_a) v.push_back(&c.out);
+    if (c.want_b) v.push_back(&c.grad_b);
+    return v;
+  }
+  std::vector<const View*> views() const { return views_of(*this); }
+  // The views the library writes.
+  std::vector<const View*> outputs() const {
+    if (!is_gradient(op)) return {&out};
+    std::vector<const View*> v;
+    if (want_a) v.push_back(&out);
+    if (want_b) v.push_back(&grad_b);
+    return v;
+  }
+
   std::string describe() const {
-    std::string text = std::string(op_name(op)) + " " + oracle::name_of(a.dtype) + shape_text(a.shape) + " strides " +
-                       shape_text(a.strides) + " @" + std::to_string(a.start) + ", " + oracle::name_of(b.dtype) +
-                       shape_text(b.shape) + " strides " + shape_text(b.strides) + " @" + std::to_string(b.start) +
-                       " -> " + oracle::name_of(out.dtype) + shape_text(out.shape) + " strides " +
-                       shape_text(out.strides) + " @" + std::to_string(out.start) + " (" + oracle::name_of(mode.kind) +
-                       ", axis " + std::to_string(mode.axis) + ")";
-    if (op == Op::sum || op == Op::mean) {
+    const auto view_text = [](const char* name, const View& v) {
+      return std::string(name) + " " + oracle::name_of(v.dtype) + shape_text(v.shape) + " strides " +
+             shape_text(v.strides) + " @" + std::to_string(v.start);
+    };
+    std::string text = std::string(op_name(op)) + " ";
+    if (!is_gradient(op)) {
+      text += view_text("a", a) + ", " + view_text("b", b) + " -> " + view_text("out", out);
+    } else {
+      if (op == Op::squared_difference_backward) text += view_text("a", a) + ", " + view_text("b", b) + ", ";
+      text += view_text("grad_out", g) + " -> " + (want_a ? view_text("grad_a", out) : std::string("no grad_a")) +
+              ", " + (want_b ? view_text("grad_b", grad_b) : std::string("no grad_b"));
+    }
+    text += " (" + std::string(oracle::name_of(mode.kind)) + ", axis " + std::to_string(mode.axis) + ")";
+    if (is_reduction(op)) {
       text += " axes " + (axes ? shape_text(*axes) : std::string("all")) + (keepdims ? " keepdims" : "");
     }
     return text + " threads " + std::to_string(threads);
@@ -211,12 +264,20 @@ std::optional<std::string> run(const Call& c, unsigned char* base, int threads) 
   const sqdiff::ConstTensorView a{base + c.a.start, c.a.dtype, c.a.shape, c.a.strides};
   const sqdiff::ConstTensorView b{base + c.b.start, c.b.dtype, c.b.shape, c.b.strides};
   const sqdiff::TensorView out{base + c.out.start, c.out.dtype, c.out.shape, c.out.strides};
+  const sqdiff::ConstTensorView g{base + c.g.start, c.g.dtype, c.g.shape, c.g.strides};
+  const sqdiff::TensorView grad_b{base + c.grad_b.start, c.grad_b.dtype, c.grad_b.shape, c.grad_b.strides};
+  const sqdiff::TensorView* grad_a_arg = c.want_a ? &out : nullptr;
+  const sqdiff::TensorView* grad_b_arg = c.want_b ? &grad_b : nullptr;
   try {
     switch (c.op) {
       case Op::subtract: sqdiff::subtract(a, b, out, {c.mode, threads}); break;
       case Op::squared_difference: sqdiff::squared_difference(a, b, out, {c.mode, threads}); break;
       case Op::sum: sqdiff::sum_squared_difference(a, b, out, {c.mode, c.axes, c.keepdims, threads}); break;
       case Op::mean: sqdiff::mean_squared_difference(a, b, out, {c.mode, c.axes, c.keepdims, threads}); break;
+      case Op::squared_difference_backward:
+        sqdiff::squared_difference_backward(a, b, g, grad_a_arg, grad_b_arg, {c.mode, threads});
+        break;
+      case Op::subtract_backward: sqdiff::subtract_backward(g, grad_a_arg, grad_b_arg, {c.mode, threads}); break;
     }
   } catch (const sqdiff::Error& e) {
     return std::string(e.what());
@@ -276,6 +337,13 @@ void choose_strides(FuzzedDataProvider& in, View& v, bool is_output) {
 
 DType pick_dtype(FuzzedDataProvider& in) { return oracle::kAllDTypes[in.ConsumeIntegralInRange<std::size_t>(0, 11)]; }
 
+// The gradients take float types only: mostly one of those, now and then any.
+DType pick_gradient_dtype(FuzzedDataProvider& in) {
+  constexpr DType kFloats[] = {DType::f16, DType::bf16, DType::f32, DType::f64};
+  if (in.ConsumeIntegralInRange<int>(0, 15) == 0) return pick_dtype(in);
+  return kFloats[in.ConsumeIntegralInRange<std::size_t>(0, 3)];
+}
+
 // SPEC_DECISIONS 7's table: the output types a reduction of `in` allows.
 std::vector<DType> reduction_outputs(DType in, Op op) {
   switch (in) {
@@ -292,9 +360,10 @@ std::vector<DType> reduction_outputs(DType in, Op op) {
 
 std::optional<Call> decode(FuzzedDataProvider& in) {
   Call c;
-  c.op = static_cast<Op>(in.ConsumeIntegralInRange<int>(0, 3));
-  const bool reduction = c.op == Op::sum || c.op == Op::mean;
-  const DType dtype = pick_dtype(in);
+  c.op = static_cast<Op>(in.ConsumeIntegralInRange<int>(0, 5));
+  const bool reduction = is_reduction(c.op);
+  const bool gradient = is_gradient(c.op);
+  const DType dtype = gradient ? pick_gradient_dtype(in) : pick_dtype(in);
   c.a.dtype = dtype;
   c.b.dtype = in.ConsumeIntegralInRange<int>(0, 31) == 0 ? pick_dtype(in) : dtype;
   c.mode.kind = static_cast<BroadcastKind>(in.ConsumeIntegralInRange<int>(0, 2));
@@ -351,6 +420,23 @@ std::optional<Call> decode(FuzzedDataProvider& in) {
     const std::vector<DType> outs = reduction_outputs(dtype, c.op);
     c.out.dtype = in.ConsumeIntegralInRange<int>(0, 31) == 0 ? pick_dtype(in)
                                                               : outs[in.ConsumeIntegralInRange<std::size_t>(0, outs.size() - 1)];
+  } else if (gradient) {
+    // grad_out of the broadcast shape, grad_a (out) of a's, grad_b of b's;
+    // either gradient skipped at times, a wrong shape or type now and then.
+    const auto type_of_view = [&] { return in.ConsumeIntegralInRange<int>(0, 31) == 0 ? pick_dtype(in) : dtype; };
+    c.g.shape = full;
+    c.g.dtype = type_of_view();
+    c.out.shape = c.a.shape;
+    c.out.dtype = type_of_view();
+    c.grad_b.shape = c.b.shape;
+    c.grad_b.dtype = type_of_view();
+    const int skip = in.ConsumeIntegralInRange<int>(0, 7);
+    c.want_a = skip != 0;
+    c.want_b = skip != 1;
+    if (in.ConsumeIntegralInRange<int>(0, 31) == 0) {
+      Shape& s = in.ConsumeBool() ? c.g.shape : c.grad_b.shape;
+      if (!s.empty()) s[in.ConsumeIntegralInRange<std::size_t>(0, s.size() - 1)] += 1;
+    }
   } else {
     c.out.shape = full;
     c.out.dtype = in.ConsumeIntegralInRange<int>(0, 31) == 0 ? pick_dtype(in) : dtype;
@@ -362,27 +448,46 @@ std::optional<Call> decode(FuzzedDataProvider& in) {
   choose_strides(in, c.a, false);
   choose_strides(in, c.b, false);
   choose_strides(in, c.out, true);
+  if (gradient) {
+    choose_strides(in, c.g, false);
+    choose_strides(in, c.grad_b, true);
+  }
 
   // Place the views: the arena is as large as the largest view's reach plus a
   // little, so that views overlap often.
+  const std::vector<View*> placed = Call::views_of(c);
   std::size_t arena_size = 8 * in.ConsumeIntegralInRange<std::size_t>(0, 8);
-  for (View* v : {&c.a, &c.b, &c.out}) {
+  for (const View* v : placed) {
     const auto [lo, hi] = reach(*v);
     if (hi - lo + 1 > 4 * kMaxElements) return std::nullopt;
     arena_size = std::max(arena_size, static_cast<std::size_t>(hi - lo + 1) * v->item());
   }
   arena_size = (arena_size + 8 * in.ConsumeIntegralInRange<std::size_t>(0, 16) + 7) / 8 * 8;
-  for (View* v : {&c.a, &c.b, &c.out}) {
+  for (View* v : placed) {
     const auto [lo, hi] = reach(*v);
     const auto slots = static_cast<int64_t>(arena_size / v->item()) - (hi - lo + 1);
     v->start = (in.ConsumeIntegralInRange<int64_t>(0, std::max<int64_t>(slots, 0)) - lo) * static_cast<int64_t>(v->item());
   }
-  // The output exactly one of the inputs (in place), when the types and shapes allow.
-  const int alias = in.ConsumeIntegralInRange<int>(0, 5);
-  const View* same = alias == 0 ? &c.a : alias == 1 ? &c.b : nullptr;
-  if (same && same->dtype == c.out.dtype && same->shape == c.out.shape) {
-    c.out.strides = same->strides;
-    c.out.start = same->start;
+  // An output exactly on one of the inputs (in place), or grad_b exactly on
+  // grad_a (an error), when the types and shapes allow.
+  const auto alias_onto = [&](View& target, const std::vector<const View*>& candidates) {
+    const auto pick = in.ConsumeIntegralInRange<std::size_t>(0, candidates.size() + 3);
+    const View* same = pick < candidates.size() ? candidates[pick] : nullptr;
+    if (same && same->dtype == target.dtype && same->shape == target.shape) {
+      target.strides = same->strides;
+      target.start = same->start;
+    }
+  };
+  // (A skipped grad_a was not placed: grad_b stays off it.)
+  const View* placed_grad_a = c.want_a ? &c.out : &c.g;
+  if (c.op == Op::squared_difference_backward) {
+    alias_onto(c.out, {&c.a, &c.b, &c.g});
+    alias_onto(c.grad_b, {&c.a, &c.b, &c.g, placed_grad_a});
+  } else if (c.op == Op::subtract_backward) {
+    alias_onto(c.out, {&c.g});
+    alias_onto(c.grad_b, {&c.g, placed_grad_a});
+  } else {
+    alias_onto(c.out, {&c.a, &c.b});
   }
   const int threads = in.ConsumeIntegralInRange<int>(0, 63);
   c.threads = threads == 0 ? -1 : threads % 4;  // 0 is the library's default
@@ -391,24 +496,49 @@ std::optional<Call> decode(FuzzedDataProvider& in) {
   return c;
 }
 
-// Fills the arena with values of `dtype` biased to its special cases, then
-// lays the fuzzer's remaining bytes over its start.
+// A value of float type t near the square root of its smallest subnormal
+// 2^u: 2^(u/2 - 8) to 2^(u/2 + 9) with a short mantissa (exact in every
+// type), either sign, or a zero of either sign. Squares and products
+// 2 (a - b) g of such values lie around the subnormal range, above and below
+// it: where a term may underflow and a sum round to a signed zero.
+uint64_t tiny_value(std::mt19937_64& rng, DType t) {
+  const bool negative = rng() % 2 == 0;
+  double v = 0;
+  if (rng() % 8 != 0) {
+    const int exponent = gmp::format_of(t).smallest_step() / 2 + static_cast<int>(rng() % 17) - 8;
+    v = std::ldexp(1 + static_cast<double>(rng() % 8) / 8, exponent);
+  }
+  if (negative) v = -v;
+  switch (t) {
+    case DType::f16: return oracle::float_to_f16(static_cast<float>(v));
+    case DType::bf16: return oracle::float_to_bf16(static_cast<float>(v));
+    case DType::f32: return std::bit_cast<uint32_t>(static_cast<float>(v));
+    default: return std::bit_cast<uint64_t>(v);
+  }
+}
+
+// Fills the arena with values of `dtype` biased to its special cases (for
+// float types now and then values whose products underflow, tiny_value),
+// then lays the fuzzer's remaining bytes over its start.
 void fill(FuzzedDataProvider& in, Arena& arena, DType dtype) {
   std::mt19937_64 rng(in.ConsumeIntegral<uint64_t>());
+  const bool tiny = oracle::is_float(dtype) && in.ConsumeIntegralInRange<int>(0, 3) == 0;
   const std::size_t item = oracle::elem_size(dtype);
   for (std::size_t at = 0; at + item <= arena.size(); at += item) {
-    oracle::store_bits(arena.data() + at, dtype, sqdiff_test::values::random_value(rng, dtype));
+    const bool near_underflow = tiny && rng() % 8 != 0;
+    const uint64_t bits = near_underflow ? tiny_value(rng, dtype) : sqdiff_test::values::random_value(rng, dtype);
+    oracle::store_bits(arena.data() + at, dtype, bits);
   }
   const std::vector<uint8_t> rest = in.ConsumeRemainingBytes<uint8_t>();
   if (!rest.empty()) std::memcpy(arena.data(), rest.data(), std::min(rest.size(), arena.size()));
 }
 
-// The arena after a successful call: the snapshot with the output's elements
-// set to `results` (row-major bits). nullopt results: an error is expected.
+// The arena after a successful call: the snapshot with the outputs' elements
+// set to `results` (per output of Call::outputs(), row-major bits).
 struct Expectation {
   bool error = false;
   bool either = false;  // an empty self-overlapping output: error or not
-  std::vector<uint64_t> results;
+  std::vector<std::vector<uint64_t>> results;
 };
 
 void compare(const Call& c, const std::vector<unsigned char>& snapshot, const Arena& arena,
@@ -420,23 +550,30 @@ void compare(const Call& c, const std::vector<unsigned char>& snapshot, const Ar
   }
   std::vector<unsigned char> want = snapshot;
   if (!error) {
-    std::size_t k = 0;
-    for_each_element(c.out, [&](int64_t at) {
-      const uint64_t expect = expected.results[k];
-      const uint64_t actual = oracle::load_bits(arena.data() + at, c.out.dtype);
-      if (!oracle::bits_match(c.out.dtype, expect, actual)) {
-        fail(what + ": output element " + std::to_string(k) + " (arena byte " + std::to_string(at) + ") is " +
-             oracle::hex_bits(c.out.dtype, actual) + ", expected " + oracle::hex_bits(c.out.dtype, expect));
-      }
-      oracle::store_bits(want.data() + at, c.out.dtype, actual);  // any NaN where a NaN is expected
-      ++k;
-    });
+    const std::vector<const View*> outputs = c.outputs();
+    check(expected.results.size() == outputs.size(), what + ": no expected results for a call that succeeded");
+    for (std::size_t o = 0; o < outputs.size(); ++o) {
+      const View& out = *outputs[o];
+      const std::string name = !is_gradient(c.op) ? "output" : &out == &c.out ? "grad_a" : "grad_b";
+      std::size_t k = 0;
+      for_each_element(out, [&](int64_t at) {
+        const uint64_t expect = expected.results[o][k];
+        const uint64_t actual = oracle::load_bits(arena.data() + at, out.dtype);
+        if (!oracle::bits_match(out.dtype, expect, actual)) {
+          fail(what + ": " + name + " element " + std::to_string(k) + " (arena byte " + std::to_string(at) + ") is " +
+               oracle::hex_bits(out.dtype, actual) + ", expected " + oracle::hex_bits(out.dtype, expect));
+        }
+        oracle::store_bits(want.data() + at, out.dtype, actual);  // any NaN where a NaN is expected
+        ++k;
+      });
+    }
   }
   if (std::memcmp(want.data(), arena.data(), want.size()) != 0) {
     std::size_t at = 0;
     while (want[at] == arena.data()[at]) ++at;
     fail(what + ": arena byte " + std::to_string(at) + " is " + std::to_string(arena.data()[at]) + ", expected " +
-         std::to_string(want[at]) + (error ? " (the call failed, and must write nothing: " + *error + ")" : " (outside the output)"));
+         std::to_string(want[at]) +
+         (error ? " (the call failed, and must write nothing: " + *error + ")" : " (outside the outputs)"));
   }
 }
 
@@ -454,12 +591,71 @@ Expectation elementwise_expectation(const Call& c, const std::vector<unsigned ch
     e.error = true;
     e.either = count_of(c.out.shape) == 0;
   }
-  if (!e.error) e.results = result->bits;
+  if (!e.error || e.either) e.results = {result->bits};
   return e;
 }
 
+// A view's elements copied out of the snapshot, row-major (at least 8 bytes,
+// so that an empty one has a pointer to pass).
+std::vector<unsigned char> dense_copy(const View& v, const std::vector<unsigned char>& snapshot) {
+  std::vector<unsigned char> bytes;
+  for_each_element(v, [&](int64_t at) { bytes.insert(bytes.end(), &snapshot[at], &snapshot[at] + v.item()); });
+  bytes.resize(std::max<std::size_t>(bytes.size(), 8));
+  return bytes;
+}
+
+// A dense output buffer for view v's elements, filled with a sentinel.
+std::vector<unsigned char> dense_output(const View& v) {
+  const std::size_t bytes = static_cast<std::size_t>(count_of(v.shape)) * v.item();
+  return std::vector<unsigned char>(std::max<std::size_t>(bytes, 8), 0xA5);
+}
+
+std::vector<uint64_t> bits_of(const std::vector<unsigned char>& dense, const View& v) {
+  std::vector<uint64_t> bits;
+  for (int64_t k = 0; k < count_of(v.shape); ++k) {
+    bits.push_back(oracle::load_bits(dense.data() + k * static_cast<int64_t>(v.item()), v.dtype));
+  }
+  return bits;
+}
+
+gmp::Input oracle_input(const View& v, const std::vector<unsigned char>& snapshot) {
+  return {v.dtype, snapshot.data() + v.start, v.shape, v.strides};
+}
+
+// The library's exact path (the reference) against the GMP oracle, which
+// shares no code with it: a wrong exact sum fails here even where the fast
+// paths agree with it.
+void check_against_gmp(const Call& c, const std::string& output, const std::vector<gmp::Expected>& oracle_values,
+                       const std::vector<uint64_t>& reference, DType dtype) {
+  check(oracle_values.size() == reference.size(), c.describe() + ": the GMP oracle has " +
+                                                      std::to_string(oracle_values.size()) + " elements of " + output +
+                                                      ", the exact path " + std::to_string(reference.size()));
+  for (std::size_t k = 0; k < reference.size(); ++k) {
+    if (oracle_values[k].error || !gmp::matches(dtype, oracle_values[k], reference[k])) {
+      fail(c.describe() + ": the exact path's " + output + " element " + std::to_string(k) + " is " +
+           gmp::describe(dtype, reference[k]) + ", the GMP oracle's " +
+           (oracle_values[k].error ? std::string("an error") : gmp::describe(dtype, oracle_values[k].bits)));
+    }
+  }
+}
+
+// Runs `call` with the fast paths off (every output summed exactly), one
+// thread; returns the error text, or nullopt.
+template <typename F>
+std::optional<std::string> run_exact(F&& call) {
+  std::optional<std::string> error;
+  sqdiff::detail::set_fast_square_reductions(false);
+  try {
+    call();
+  } catch (const sqdiff::Error& x) {
+    error = x.what();
+  }
+  sqdiff::detail::set_fast_square_reductions(true);
+  return error;
+}
+
 // Expected results of a reduction: the library on dense copies, one thread,
-// every output summed exactly.
+// every output summed exactly; small ones checked against the GMP oracle.
 Expectation reduction_expectation(const Call& c, const std::vector<unsigned char>& snapshot) {
   Expectation e;
   const bool views_ok = c.a.strides_ok() && c.b.strides_ok() && c.out.strides_ok();
@@ -467,41 +663,106 @@ Expectation reduction_expectation(const Call& c, const std::vector<unsigned char
     e.error = true;
     return e;
   }
-  auto dense = [&](const View& v) {
-    std::vector<unsigned char> bytes;
-    for_each_element(v, [&](int64_t at) { bytes.insert(bytes.end(), &snapshot[at], &snapshot[at] + v.item()); });
-    bytes.resize(std::max<std::size_t>(bytes.size(), 8));
-    return bytes;
-  };
-  const std::vector<unsigned char> a = dense(c.a), b = dense(c.b);
-  std::vector<unsigned char> out(std::max<std::size_t>(static_cast<std::size_t>(count_of(c.out.shape)) * c.out.item(), 8), 0xA5);
-  std::optional<std::string> error;
-  {
+  const std::vector<unsigned char> a = dense_copy(c.a, snapshot), b = dense_copy(c.b, snapshot);
+  std::vector<unsigned char> out = dense_output(c.out);
+  const std::optional<std::string> error = run_exact([&] {
     const sqdiff::ConstTensorView av{a.data(), c.a.dtype, c.a.shape};
     const sqdiff::ConstTensorView bv{b.data(), c.b.dtype, c.b.shape};
     const sqdiff::TensorView ov{out.data(), c.out.dtype, c.out.shape};
-    sqdiff::detail::set_fast_square_reductions(false);
-    try {
-      if (c.op == Op::sum) {
-        sqdiff::sum_squared_difference(av, bv, ov, {c.mode, c.axes, c.keepdims, 1});
-      } else {
-        sqdiff::mean_squared_difference(av, bv, ov, {c.mode, c.axes, c.keepdims, 1});
-      }
-    } catch (const sqdiff::Error& x) {
-      error = x.what();
+    if (c.op == Op::sum) {
+      sqdiff::sum_squared_difference(av, bv, ov, {c.mode, c.axes, c.keepdims, 1});
+    } else {
+      sqdiff::mean_squared_difference(av, bv, ov, {c.mode, c.axes, c.keepdims, 1});
     }
-    sqdiff::detail::set_fast_square_reductions(true);
+  });
+  if (!error) {
+    e.results = {bits_of(out, c.out)};
+    const gmp::Alignment al = gmp::align(c.a.shape, c.b.shape, c.mode);
+    if (count_of(al.shape) <= kMaxOracleTerms) {
+      const gmp::ExactReduction exact =
+          gmp::exact_reduction(oracle_input(c.a, snapshot), oracle_input(c.b, snapshot), c.mode, c.axes, c.keepdims);
+      check_against_gmp(c, "output", gmp::round_reduction(exact, c.op == Op::mean, c.out.dtype), e.results[0],
+                        c.out.dtype);
+    }
   }
   e.error = error.has_value() || c.threads < 0;
   if (!e.error && !strides_nest(c.out)) {
     e.error = true;
     e.either = count_of(c.out.shape) == 0;
   }
-  if (!e.error) {
-    for (int64_t k = 0; k < count_of(c.out.shape); ++k) {
-      e.results.push_back(oracle::load_bits(out.data() + k * static_cast<int64_t>(c.out.item()), c.out.dtype));
+  return e;
+}
+
+// The byte extents of two views overlap (the check of grad_a against grad_b).
+bool extents_overlap(const View& x, const View& y) {
+  const auto [xl, xh] = reach(x);
+  const auto [yl, yh] = reach(y);
+  const int64_t x_begin = x.start + xl * static_cast<int64_t>(x.item());
+  const int64_t x_end = x.start + (xh + 1) * static_cast<int64_t>(x.item());
+  const int64_t y_begin = y.start + yl * static_cast<int64_t>(y.item());
+  const int64_t y_end = y.start + (yh + 1) * static_cast<int64_t>(y.item());
+  return x_begin < y_end && y_begin < x_end;
+}
+
+// Expected results of the gradients: the library on dense copies, one
+// thread, every output summed exactly; small ones checked against the GMP
+// oracle. The checks of the views' memory, which dense copies do not have,
+// are made here: a self-overlapping gradient, and grad_a and grad_b sharing
+// bytes (both non-empty).
+Expectation gradient_expectation(const Call& c, const std::vector<unsigned char>& snapshot) {
+  Expectation e;
+  for (const View* v : c.views()) {
+    if (!v->strides_ok()) {  // a strides list of the wrong length: no dense copy to make
+      e.error = true;
+      return e;
     }
   }
+  const bool subtract = c.op == Op::subtract_backward;
+  const std::vector<unsigned char> a = subtract ? std::vector<unsigned char>(8) : dense_copy(c.a, snapshot);
+  const std::vector<unsigned char> b = subtract ? std::vector<unsigned char>(8) : dense_copy(c.b, snapshot);
+  const std::vector<unsigned char> g = dense_copy(c.g, snapshot);
+  std::vector<unsigned char> grad_a = dense_output(c.out), grad_b = dense_output(c.grad_b);
+  const std::optional<std::string> error = run_exact([&] {
+    const sqdiff::TensorView ga{grad_a.data(), c.out.dtype, c.out.shape};
+    const sqdiff::TensorView gb{grad_b.data(), c.grad_b.dtype, c.grad_b.shape};
+    const sqdiff::ConstTensorView gv{g.data(), c.g.dtype, c.g.shape};
+    if (subtract) {
+      sqdiff::subtract_backward(gv, c.want_a ? &ga : nullptr, c.want_b ? &gb : nullptr, {c.mode, 1});
+    } else {
+      sqdiff::squared_difference_backward({a.data(), c.a.dtype, c.a.shape}, {b.data(), c.b.dtype, c.b.shape}, gv,
+                                          c.want_a ? &ga : nullptr, c.want_b ? &gb : nullptr, {c.mode, 1});
+    }
+  });
+  if (!error) {
+    // subtract_backward's inputs have the gradients' shapes; a skipped one's
+    // has grad_out's (b in pdpd: a scalar), as the library takes them.
+    const Shape a_shape = c.want_a ? c.out.shape : c.g.shape;
+    const Shape b_shape = c.want_b ? c.grad_b.shape : c.mode.kind == BroadcastKind::pdpd ? Shape{} : c.g.shape;
+    const bool small = count_of(c.g.shape) <= kMaxOracleTerms;
+    for (int which = 0; which < 2; ++which) {
+      if (!(which == 0 ? c.want_a : c.want_b)) continue;
+      const View& out = which == 0 ? c.out : c.grad_b;
+      e.results.push_back(bits_of(which == 0 ? grad_a : grad_b, out));
+      if (!small) continue;
+      const std::vector<gmp::Expected> oracle_values =
+          subtract ? gmp::subtract_gradient(oracle_input(c.g, snapshot), a_shape, b_shape, c.mode, which)
+                   : gmp::squared_difference_gradient(oracle_input(c.a, snapshot), oracle_input(c.b, snapshot),
+                                                      oracle_input(c.g, snapshot), c.mode, which);
+      check_against_gmp(c, which == 0 ? "grad_a" : "grad_b", oracle_values, e.results.back(), out.dtype);
+    }
+  }
+  bool must_fail = error.has_value() || c.threads < 0;
+  bool may_fail = false;
+  for (const View* out : c.outputs()) {
+    if (strides_nest(*out)) continue;
+    (count_of(out->shape) > 0 ? must_fail : may_fail) = true;  // an empty output is not checked
+  }
+  if (c.want_a && c.want_b && count_of(c.out.shape) > 0 && count_of(c.grad_b.shape) > 0 &&
+      extents_overlap(c.out, c.grad_b)) {
+    must_fail = true;
+  }
+  e.error = must_fail || may_fail;
+  e.either = !must_fail && may_fail;
   return e;
 }
 
@@ -515,10 +776,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   Arena arena(c.arena_size, c.arena_shift);
   fill(in, arena, c.a.dtype);
   const std::vector<unsigned char> snapshot(arena.data(), arena.data() + arena.size());
-  const bool reduction = c.op == Op::sum || c.op == Op::mean;
-  const Expectation expected = reduction ? reduction_expectation(c, snapshot) : elementwise_expectation(c, snapshot);
+  const Expectation expected = is_reduction(c.op) ? reduction_expectation(c, snapshot)
+                                : is_gradient(c.op) ? gradient_expectation(c, snapshot)
+                                                    : elementwise_expectation(c, snapshot);
 
-  arena.poison_outside({&c.a, &c.b, &c.out});
+  arena.poison_outside(c.views());
   std::optional<std::string> error = run(c, arena.data(), c.threads);
   arena.unpoison();
   compare(c, snapshot, arena, expected, error, "first call");
@@ -527,7 +789,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   // replays the call, and results may not depend on the threads.
   const int threads = c.threads < 0 ? c.threads : c.threads == 1 ? 2 : 1;
   std::memcpy(arena.data(), snapshot.data(), snapshot.size());
-  arena.poison_outside({&c.a, &c.b, &c.out});
+  arena.poison_outside(c.views());
   error = run(c, arena.data(), threads);
   arena.unpoison();
   compare(c, snapshot, arena, expected, error, threads == 1 ? "again, 1 thread" : "again, 2 threads");

@@ -20,7 +20,7 @@ namespace sqdiff::detail {
 void fast_square_reduction(const ReduceCall& call, const ReducePlan& plan, int threads, uint64_t* results);
 
 // Tests compare the fast paths against the exact one: false sends every
-// output down the exact path.
+// output down the exact path, the gradients' too (reduce/gradient_run.cpp).
 void set_fast_square_reductions(bool enabled);
 bool fast_square_reductions_enabled();
 

@@ -9,6 +9,7 @@
 #include "kernels/kernel_table.hpp"
 #include "reduce/element_access.hpp"
 #include "reduce/exact_reduce.hpp"
+#include "reduce/fast_squares.hpp"
 #include "reduce/reduce_plan.hpp"
 #include "reduce/rounding.hpp"
 #include "runtime/fp_environment.hpp"
@@ -209,16 +210,26 @@ std::array<bool, 2> run_elementwise_products(const std::array<ReduceCall, 2>& ca
 
 // ---- Summed: signed terms over broadcast dims --------------------------------
 
+// Below this, a non-zero term is left to the exact path: a product of
+// doubles this small may underflow (to 0, or to a subnormal that lost bits,
+// so that p + r is no longer the exact term), and the error bound, a multiple
+// of the terms' magnitudes, would underflow with it. Terms of f16, bf16 and
+// f32 inputs (at least 2^-297 for products, 2^-149 for values) never are.
+constexpr double kSmallestBoundedTerm = 0x1p-900;
+constexpr double kLargestBoundedTerm = 0x1p1000;
+
 // A term as p + r: its double rounding and the rest, within 2^-103 |p|.
 // False for a term the bound does not cover (not finite, or f64 values so
-// large or small that the products overflow or lose bits): then the output
-// is summed exactly.
+// large or small that the products overflow, underflow or lose bits): then
+// the output is summed exactly. p is 0 only for a term that is exactly zero
+// (a factor is zero), with IEEE's sign of that zero.
 bool term_of(const ReduceCall& call, const std::byte* a, const std::byte* b, const std::byte* g, double& p, double& r) {
   if (call.term == Term::value) {
     p = load_float(g, call.input);
     if (call.negate) p = -p;
     r = 0;
-    return std::isfinite(p);
+    const double magnitude = std::fabs(p);
+    return magnitude == 0 || (magnitude >= kSmallestBoundedTerm && magnitude < kLargestBoundedTerm);
   }
   const double va = load_float(a, call.input);
   const double vb = load_float(b, call.input);
@@ -233,9 +244,12 @@ bool term_of(const ReduceCall& call, const std::byte* a, const std::byte* b, con
     p = -p;
     r = -r;
   }
+  if (!std::isfinite(p) || !std::isfinite(r) || !std::isfinite(two_s)) return false;
+  // An exact zero: a - b = s + e is 0 only when s is (a subtraction that
+  // rounds to 0 is exact). A product that rounded to 0 is not one.
+  if (vg == 0 || s == 0) return true;
   const double magnitude = std::fabs(p);
-  return std::isfinite(p) && std::isfinite(r) && std::isfinite(two_s) && (magnitude == 0 || magnitude >= 0x1p-900) &&
-         magnitude < 0x1p1000;
+  return magnitude >= kSmallestBoundedTerm && magnitude < kLargestBoundedTerm;
 }
 
 struct SummedJob {
@@ -243,6 +257,7 @@ struct SummedJob {
   std::vector<ReduceDim> kept;
   std::vector<ReduceDim> summed;
   uint64_t* results;  // or null: written in place
+  bool fast;          // false: every output summed exactly (set_fast_square_reductions)
 };
 
 void summed_outputs(void* context, std::size_t begin, std::size_t count) {
@@ -263,8 +278,11 @@ void summed_outputs(void* context, std::size_t begin, std::size_t count) {
     double block_hi = 0, block_lo = 0;
     // No terms (a 0 among the summed dims): the sum is +0, and the walk
     // would still visit its first position, reading elements that an
-    // empty input does not have.
-    if (call.count > 0) {
+    // empty input does not have. With the fast paths off, the exact path
+    // sums every output.
+    if (!job.fast) {
+      covered = false;
+    } else if (call.count > 0) {
       terms.seek(0);
       do {
         const auto at = [&](int k) {
@@ -303,6 +321,7 @@ void summed_outputs(void* context, std::size_t begin, std::size_t count) {
       hi = t;
       ++blocks;
       if (magnitude == 0) {
+        // Every term exactly zero (term_of): IEEE's sign of their sum.
         bits = zero_bits(call.output, only_negative_zeros);
         decided = true;
       } else {
@@ -328,7 +347,7 @@ void summed_outputs(void* context, std::size_t begin, std::size_t count) {
 
 void run_summed(const ReduceCall& call) {
   const ReducePlan plan = make_reduce_plan(call);
-  SummedJob job{&call, plan.kept(), plan.summed(), nullptr};
+  SummedJob job{&call, plan.kept(), plan.summed(), nullptr, fast_square_reductions_enabled()};
   std::vector<uint64_t> results(call.out_aliases_input ? static_cast<std::size_t>(call.outputs) : 0);
   if (call.out_aliases_input) job.results = results.data();
   const int threads = threads_for(call);
@@ -348,9 +367,13 @@ void run_summed(const ReduceCall& call) {
 
 namespace {
 
+// With the fast paths off (tests compare the two), every output, element-wise
+// ones too, is summed exactly.
 void run_calls(const std::array<ReduceCall, 2>& calls) {
   std::array<bool, 2> ran = {false, false};
-  if (calls[0].term == Term::difference_product) ran = run_elementwise_products(calls);
+  if (calls[0].term == Term::difference_product && fast_square_reductions_enabled()) {
+    ran = run_elementwise_products(calls);
+  }
   for (std::size_t k = 0; k < 2; ++k) {
     if (!ran[k] && calls[k].outputs > 0) run_summed(calls[k]);
   }

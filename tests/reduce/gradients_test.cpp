@@ -7,14 +7,20 @@
 //  - against central finite differences of the loss in f64;
 //  - integer types are an Error, and nothing is written;
 //  - gradients aliasing inputs (in place, swapped, shifted) give the
-//    as-if-copied result, also with both gradients asked for.
+//    as-if-copied result, also with both gradients asked for;
+//  - summed gradients of tiny terms (issue 21): f64 products that underflow
+//    or straddle the subnormal range, and exact sums that are negative and
+//    tiny (rounding to -0 or to the smallest subnormal), in every float type,
+//    with the fast paths on and off.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "reduce/fast_squares.hpp"
 #include "reduce/gmp_oracle.hpp"
 #include "reduce/reduce_test_support.hpp"
 #include "test_support.hpp"
@@ -352,6 +358,250 @@ TEST(Gradients, SumsOfNoTermsAreZero) {
     sqdiff::TensorView empty_b{nullptr, t, {0}};
     sqdiff::subtract_backward({nullptr, t, {3, 0}}, &vs, &empty_b);
     EXPECT_TRUE(output_matches(sub_a, std::vector<gmp::Expected>(3))) << sqdiff::dtype_name(t);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Summed gradients of tiny terms (issue 21). A summed gradient's fast path
+// adds double products; one that underflows (to 0 or to a subnormal that
+// lost bits) is not the exact term, so its output must be summed exactly.
+
+// `v` (exactly representable) as the bits of float type t.
+uint64_t bits_of(DType t, double v) {
+  switch (t) {
+    case DType::f16: return sqdiff::float16(static_cast<float>(v)).bits();
+    case DType::bf16: return sqdiff::bfloat16(static_cast<float>(v)).bits();
+    case DType::f32: return std::bit_cast<uint32_t>(static_cast<float>(v));
+    default: return std::bit_cast<uint64_t>(v);
+  }
+}
+
+// The value of float type t's `bits`.
+double value_of(DType t, uint64_t bits) {
+  const auto half = static_cast<uint16_t>(bits);
+  switch (t) {
+    case DType::f16: return static_cast<float>(sqdiff::float16::from_bits(half));
+    case DType::bf16: return static_cast<float>(sqdiff::bfloat16::from_bits(half));
+    case DType::f32: return std::bit_cast<float>(static_cast<uint32_t>(bits));
+    default: return std::bit_cast<double>(bits);
+  }
+}
+
+// A dense array of `shape` holding `values`, repeated to fill it.
+Array array_of(DType t, const Shape& shape, const std::vector<double>& values) {
+  Array a{t, shape, dense_layout(shape), {}};
+  a.bytes.assign(static_cast<std::size_t>(a.layout.extent) * gmp::size_of(t), 0);
+  for (int64_t i = 0; i < count_of(shape); ++i) {
+    const double v = values[static_cast<std::size_t>(i) % values.size()];
+    const uint64_t bits = bits_of(t, v);
+    EXPECT_EQ(std::bit_cast<uint64_t>(value_of(t, bits)), std::bit_cast<uint64_t>(v))
+        << v << " is not a value of " << sqdiff::dtype_name(t);
+    a.set_bits_at(i, bits);
+  }
+  return a;
+}
+
+// The reductions' fast paths on or off (off: every output summed exactly)
+// for the guard's lifetime; on again after.
+class FastPaths {
+ public:
+  explicit FastPaths(bool enabled) { sqdiff::detail::set_fast_square_reductions(enabled); }
+  ~FastPaths() { sqdiff::detail::set_fast_square_reductions(true); }
+  FastPaths(const FastPaths&) = delete;
+  FastPaths& operator=(const FastPaths&) = delete;
+};
+
+// grad_a and grad_b of one call.
+struct Gradients {
+  Array a, b;
+};
+
+// Both gradients of squared_difference_backward(a, b, g) (or of
+// subtract_backward(g), for inputs of a's and b's shapes), numpy broadcast,
+// with the fast paths on and off and on 1 and 2 threads, each equal to the
+// GMP oracle. Returns the last run's gradients, for checks by hand.
+Gradients check_tiny_case(const Array& a, const Array& b, const Array& g, bool subtract, const std::string& name) {
+  const DType t = g.dtype;
+  std::vector<gmp::Expected> expected[2];
+  for (int which = 0; which < 2; ++which) {
+    expected[which] = subtract ? gmp::subtract_gradient(g.input(), a.shape, b.shape, {}, which)
+                               : gmp::squared_difference_gradient(a.input(), b.input(), g.input(), {}, which);
+  }
+  Gradients grads{sentinel_array(t, a.shape, dense_layout(a.shape)), sentinel_array(t, b.shape, dense_layout(b.shape))};
+  for (const bool fast : {true, false}) {
+    for (const int threads : {1, 2}) {
+      const FastPaths paths(fast);
+      grads = {sentinel_array(t, a.shape, dense_layout(a.shape)), sentinel_array(t, b.shape, dense_layout(b.shape))};
+      const sqdiff::TensorView va = grads.a.mutable_view(), vb = grads.b.mutable_view();
+      sqdiff::Options options;
+      options.threads = threads;
+      if (subtract) {
+        sqdiff::subtract_backward(g.view(), &va, &vb, options);
+      } else {
+        sqdiff::squared_difference_backward(a.view(), b.view(), g.view(), &va, &vb, options);
+      }
+      const std::string what = name + ", " + std::string(sqdiff::dtype_name(t)) + " a " + text(a.shape) + " b " +
+                               text(b.shape) + (subtract ? ", subtract_backward" : ", squared_difference_backward") +
+                               (fast ? ", fast paths" : ", exact path only") + ", " + std::to_string(threads) +
+                               " threads";
+      EXPECT_TRUE(output_matches(grads.a, expected[0])) << "grad_a: " << what;
+      EXPECT_TRUE(output_matches(grads.b, expected[1])) << "grad_b: " << what;
+    }
+  }
+  return grads;
+}
+
+double f64_at(const Array& a, int64_t i) { return std::bit_cast<double>(a.bits_at(i)); }
+
+// The issue's example: a = full(n, 2^-538), b = 0, g = full(n, 2^-539). Each
+// term 2 (a - b) g is 2^-1076, a quarter of the smallest subnormal, so grad_b
+// (a sum over the broadcast b) is -n/4 2^-1074 rounded once: -0 for n = 1 and
+// 2 (a tie, to even), -2^-1074 for n = 3 to 5, -250 2^-1074 for n = 1000;
+// the same sum as sum_squared_difference's, negated. The mirrored cases
+// sum grad_a instead, positive (b the broadcast zeros) and negative (a = 0).
+TEST(Gradients, UnderflowingProductsAreSummedExactly) {
+  const double x = std::ldexp(1.0, -538), w = std::ldexp(1.0, -539);
+  for (const int64_t n : {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{4}, int64_t{5}, int64_t{6}, int64_t{7},
+                          int64_t{1000}, int64_t{4097}, int64_t{20000}}) {
+    SCOPED_TRACE("n " + std::to_string(n));
+    // The correctly rounded n/4 smallest subnormals (nearbyint: ties to even).
+    const double sum = std::ldexp(std::nearbyint(static_cast<double>(n) / 4), -1074);
+    const Array g = array_of(DType::f64, {n}, {w});
+    {
+      const Gradients grads = check_tiny_case(array_of(DType::f64, {n}, {x}), array_of(DType::f64, {}, {0.0}), g, false,
+                                              "a = full(n, 2^-538), b = 0");
+      EXPECT_EQ(std::bit_cast<uint64_t>(f64_at(grads.b, 0)), std::bit_cast<uint64_t>(-sum)) << f64_at(grads.b, 0);
+      EXPECT_EQ(std::bit_cast<uint64_t>(f64_at(grads.a, 0)), 0u);  // one term, 2^-1076: +0
+      double squares = -1;
+      const Array a = array_of(DType::f64, {n}, {x});
+      const Array zero = array_of(DType::f64, {}, {0.0});
+      sqdiff::sum_squared_difference(a.view(), zero.view(), {&squares, DType::f64, {}});
+      EXPECT_EQ(std::bit_cast<uint64_t>(squares), std::bit_cast<uint64_t>(sum)) << squares;
+    }
+    {
+      const Gradients grads = check_tiny_case(array_of(DType::f64, {}, {x}), array_of(DType::f64, {n}, {0.0}), g, false,
+                                              "a = 2^-538, b = full(n, 0)");
+      EXPECT_EQ(std::bit_cast<uint64_t>(f64_at(grads.a, 0)), std::bit_cast<uint64_t>(sum)) << f64_at(grads.a, 0);
+      EXPECT_EQ(std::bit_cast<uint64_t>(f64_at(grads.b, 0)), std::bit_cast<uint64_t>(-0.0));  // -2^-1076: -0
+    }
+    {
+      const Gradients grads = check_tiny_case(array_of(DType::f64, {}, {0.0}), array_of(DType::f64, {n}, {x}), g, false,
+                                              "a = 0, b = full(n, 2^-538)");
+      EXPECT_EQ(std::bit_cast<uint64_t>(f64_at(grads.a, 0)), std::bit_cast<uint64_t>(-sum)) << f64_at(grads.a, 0);
+    }
+    if (n == 1000) {
+      const Gradients grads = check_tiny_case(array_of(DType::f64, {n}, {x}), array_of(DType::f64, {}, {0.0}), g, false,
+                                              "the issue's numbers");
+      EXPECT_EQ(f64_at(grads.b, 0), -250 * std::ldexp(1.0, -1074));
+      EXPECT_EQ(f64_at(grads.b, 0), -1.235e-321);
+    }
+  }
+}
+
+// f64 products 2 (a - b) g from 2^-1140 to 2^-1000 (random exponents,
+// mantissas and signs, some exact zeros of either sign), summed over a
+// broadcast dim of 2 to 3000 terms: outputs where every product underflows,
+// where some do, and where they sum into the normal range; also differences
+// that are not exact in f64 (b = 2^-1074, far below a).
+TEST(Gradients, ProductsStraddlingTheSubnormalRangeEqualTheOracle) {
+  std::mt19937_64 rng(2101);
+  const auto random_value = [&](int low, int high) {
+    const double mantissa = 1 + static_cast<double>(rng() >> 11) * 0x1p-53;
+    const int exponent = low + static_cast<int>(rng() % static_cast<uint64_t>(high - low + 1));
+    const double v = std::ldexp(mantissa, exponent);
+    return rng() % 2 == 0 ? v : -v;
+  };
+  struct Range {
+    const char* name;
+    int low, high;  // of each product's exponent
+  };
+  const Range ranges[] = {{"every product below 2^-1075", -1140, -1077},
+                          {"products around 2^-1075", -1090, -1060},
+                          {"products across the subnormals", -1140, -1000}};
+  for (const Range& range : ranges) {
+    for (const int64_t n : {int64_t{2}, int64_t{7}, int64_t{64}, int64_t{3000}}) {
+      for (int trial = 0; trial < 3; ++trial) {
+        // b a row of 3 broadcast along a's n rows: each of grad_b's 3 elements sums n terms.
+        const Shape a_shape = {n, 3}, b_shape = {3};
+        std::vector<double> av, gv;
+        for (int64_t i = 0; i < 3 * n; ++i) {
+          // The product's exponent split between a (the difference, with b
+          // 0) and g: 2 a g = 2^product times a mantissa in [1, 4).
+          const int product = range.low + static_cast<int>(rng() % static_cast<uint64_t>(range.high - range.low + 1));
+          const int half = product / 2;
+          const int rest = product - half - 1;
+          // Some exact zero terms of either sign: a zero g (trial 1), a zero a (trial 2).
+          av.push_back(trial == 2 && i % 5 == 0 ? 0.0 : random_value(half, half));
+          gv.push_back(trial == 1 && i % 7 == 0 ? (rng() % 2 == 0 ? 0.0 : -0.0) : random_value(rest, rest));
+        }
+        // b's row is 0 or, for differences not exact in f64, holds a value far below a's.
+        std::vector<double> b_row(3, 0.0);
+        if (trial == 1) b_row[0] = std::ldexp(1.0, -1074);
+        check_tiny_case(array_of(DType::f64, a_shape, av), array_of(DType::f64, b_shape, b_row),
+                        array_of(DType::f64, a_shape, gv), false, range.name);
+        // Summed over a's dim too: a broadcast along b's rows.
+        check_tiny_case(array_of(DType::f64, b_shape, b_row), array_of(DType::f64, a_shape, av),
+                        array_of(DType::f64, a_shape, gv), false, std::string(range.name) + ", b first");
+        if (HasFailure()) return;
+      }
+    }
+  }
+}
+
+// Exact sums that are negative and tiny, in every float type (smallest
+// subnormal 2^u): a term of -2^(u-1) (half the smallest subnormal) with exact
+// zero terms of either sign rounds to -0 (a negative value rounded to zero
+// keeps its sign, whatever the zero terms); with a little more it rounds to
+// -2^u; a positive term and a larger negative one summing to -2^(u-1) give
+// -0 too; and a sum that is exactly zero from non-zero terms is +0. The
+// products are exact in f64 for f16, bf16 and f32 inputs (their fast path
+// cannot underflow); for f64 they underflow.
+TEST(Gradients, TinyNegativeSumsKeepTheirSign) {
+  for (const DType t : kFloatTypes) {
+    const int u = gmp::format_of(t).smallest_step();
+    // 2 (0 - 2^k1) 2^k2 = -2^(1 + k1 + k2), both factors representable.
+    const auto split = [](int exponent) {
+      const int k1 = (exponent - 1) / 2;
+      return std::pair<double, double>{std::ldexp(1.0, k1), std::ldexp(1.0, exponent - 1 - k1)};
+    };
+    const auto [half_d, half_g] = split(u - 1);       // a term of -2^(u-1)
+    const auto [tiny_d, tiny_g] = split(u - 9);       // a term of -2^(u-9)
+    const auto [twice_d, twice_g] = split(u);         // a term of -2^u
+    struct SignCase {
+      const char* name;
+      std::vector<double> b, g;  // a = 0; terms 2 (0 - b) g for grad_a, the negation for grad_b
+      double grad_a;             // the expected grad_a; grad_b is its negation
+    };
+    const std::vector<SignCase> cases = {
+        {"-2^(u-1) and +0 terms", {half_d, half_d, 0.0}, {half_g, 0.0, 1.0}, -0.0},
+        {"-2^(u-1) and -0 terms", {half_d, half_d, 0.0}, {half_g, -0.0, -1.0}, -0.0},
+        {"-2^(u-1) - 2^(u-9): the smallest subnormal", {half_d, tiny_d, 0.0}, {half_g, tiny_g, 0.0},
+         -std::ldexp(1.0, u)},
+        {"+2^(u-1) - 2^u = -2^(u-1)", {-half_d, twice_d, 0.0}, {half_g, twice_g, 1.0}, -0.0},
+        {"+2^(u-1) - 2^(u-1) = 0 exactly", {-half_d, half_d, 0.0}, {half_g, half_g, -1.0}, 0.0},
+    };
+    for (const SignCase& c : cases) {
+      const auto n = static_cast<int64_t>(c.b.size());
+      const Array zero = array_of(t, {}, {0.0});
+      const Array b = array_of(t, {n}, c.b);
+      const Array g = array_of(t, {n}, c.g);
+      // grad_a of the scalar a sums the terms; grad_b is per element.
+      const Gradients grads = check_tiny_case(zero, b, g, false, c.name);
+      EXPECT_EQ(grads.a.bits_at(0), bits_of(t, c.grad_a)) << c.name << ", " << sqdiff::dtype_name(t);
+      // The mirror: a = b's values, b = 0 (the scalar), so grad_b sums the negated terms.
+      const Gradients mirror = check_tiny_case(b, zero, g, false, std::string(c.name) + ", mirrored");
+      EXPECT_EQ(mirror.b.bits_at(0), bits_of(t, c.grad_a)) << c.name << " mirrored, " << sqdiff::dtype_name(t);
+    }
+    // subtract_backward: sums of the values themselves (never rounded to zero,
+    // but zero sums take the sign rule): -0 only when every term is -0.
+    const double s = std::ldexp(1.0, u);
+    const std::vector<std::vector<double>> values = {
+        {-0.0, -0.0, -0.0}, {-0.0, 0.0, -0.0}, {s, -s, -0.0}, {-s, 0.0, -0.0}, {s, -s - s, s}, {-s, s, -s}};
+    for (const std::vector<double>& v : values) {
+      const Array g = array_of(t, {3}, v);
+      check_tiny_case(array_of(t, {}, {0.0}), array_of(t, {3}, {0.0}), g, true, "subtract, a scalar");
+      check_tiny_case(array_of(t, {3}, {0.0}), array_of(t, {}, {0.0}), g, true, "subtract, b scalar");
+    }
   }
 }
 
