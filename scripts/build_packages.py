@@ -11,7 +11,10 @@ every Debian system (Essential or Priority: required).
 The files a build read, from a Ninja build directory:
 - every CMake file the configure step read (the inputs of build.ninja's RERUN_CMAKE rule);
 - every file CMake's find_library/find_program/find_file stored in CMakeCache.txt (FILEPATH);
-- every header a compile included (`ninja -t deps`).
+- every header a compile included (`ninja -t deps`);
+- every Python module the build's Python suite imported (<build>/python_imports.txt, which
+  python/tests/conftest.py writes when CTest runs it), so the Debian packages the tests need count
+  too (a pure-Python package of Debian's can also be pulled in only by a Recommends).
 
 Usage: scripts/build_packages.py BUILD_DIR...   (exit 0: all covered; 1: a package is missing;
 2: a build directory cannot be read). Reads the package database in /var/lib/dpkg.
@@ -150,8 +153,26 @@ def included_headers(build_dir: str) -> list[str]:
     return [line.strip() for line in deps.splitlines() if line.startswith("    /")]
 
 
+STARTUP_IMPORTS = "import sys; print('\\n'.join(m.__file__ for m in list(sys.modules.values()) if getattr(m, '__file__', None)))"
+
+
+def python_imports(build_dir: str) -> list[str]:
+    """The files of the modules the Python suite imported (none when it did not run), less those
+    the interpreter imports when it starts: the .pth files of whatever is installed import
+    those (setuptools' _distutils_hack), which the tests do not need."""
+    path = os.path.join(build_dir, "python_imports.txt")
+    if not os.path.isfile(path):
+        return []
+    with open(path, encoding="utf-8", errors="surrogateescape") as imports:
+        files = [line for line in imports.read().splitlines() if line.startswith("/")]
+    startup = subprocess.run(["/usr/bin/python3", "-c", STARTUP_IMPORTS], check=True, text=True,
+                             capture_output=True).stdout.split("\n")
+    return sorted(set(files) - {os.path.abspath(file) for file in startup if file})
+
+
 def files_read(build_dir: str) -> set[str]:
-    return set(cmake_inputs(build_dir)) | set(cached_files(build_dir)) | set(included_headers(build_dir))
+    return (set(cmake_inputs(build_dir)) | set(cached_files(build_dir)) | set(included_headers(build_dir)) |
+            set(python_imports(build_dir)))
 
 
 # --- the check -----------------------------------------------------------------------------------

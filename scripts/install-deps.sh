@@ -38,6 +38,9 @@ packages=(
   python3-pytest
   python3-hypothesis
   python3-torch  # PyTorch, a peer of the compatibility suite (scripts/compatibility.sh)
+  python3-dask         # Debian 12's Dask 2022.12, the oldest sqdiff.dask supports: the release
+  python3-distributed  # build's Python tests run sqdiff.dask on it (scripts/test.sh; the ASan
+  python3-zarr         # build's hide it, SQDIFF_TEST_WITHOUT, so both cases stay covered)
   python3-venv   # the suite's venv (build-peers/venv), and scripts/test.sh's "python venv" stage (build-venv)
   python3-mypy   # python/tests/test_typing.py in the CMake stage
   python3-dev

@@ -46,11 +46,29 @@ import functools
 import numbers
 import operator
 
+import re
+
+import dask
 import dask.array as _da
 import numpy as _np
 
 import sqdiff as _sqdiff
 from sqdiff import _weak_scalars
+
+# The oldest Dask sqdiff.dask supports: Debian 12's python3-dask. docs/python.md, the `dask`
+# extra in pyproject.toml and python/tests/optional_modules.py say the same.
+MINIMUM_DASK = "2022.12.1"
+
+
+def _release(version):
+    """The leading numbers of a version string: "2022.12.1+dfsg" -> (2022, 12, 1)."""
+    return tuple(int(part) for part in re.findall(r"\d+", re.match(r"[\d.]*", version).group()))
+
+
+if _release(dask.__version__) < _release(MINIMUM_DASK):
+    raise ImportError(f"sqdiff.dask needs Dask {MINIMUM_DASK} or later, and this is Dask {dask.__version__}: "
+                      f"pip install \"dask[array]>={MINIMUM_DASK}\" (or pip install \"sqdiff[dask]\")")
+del dask
 
 __all__ = ["mean_squared_difference", "squared_difference", "subtract", "sum_squared_difference"]
 
@@ -405,11 +423,15 @@ def _reduction(op, a, b, axis, keepdims, dtype, broadcast, broadcast_axis, threa
         count *= shape[i]
     squeeze = () if keepdims else axes
     out_rank = rank - len(squeeze)
-    return states.map_blocks(
-        _finish_states, input_dtype=input_dtype, count=count, mean=mean, out_dtype=out_dtype, squeeze=squeeze,
-        result_dtype=one.dtype,
-        drop_axis=list(squeeze) + [rank], dtype=one.dtype, meta=_np.empty((0,) * out_rank, dtype=one.dtype),
-        token=f"sqdiff-{op}")
+    # blockwise, not map_blocks(drop_axis=...): Dask 2022.12 (Debian 12's) deprecates map_blocks'
+    # token= with a FutureWarning, and its name= is a prefix there but the whole key later.
+    # The dims dropped (the squeezed ones and the state's words) are one block each.
+    dropped = set(squeeze) | {rank}
+    return _da.blockwise(
+        _finish_states, tuple(i for i in range(rank + 1) if i not in dropped), states, tuple(range(rank + 1)),
+        input_dtype=input_dtype, count=count, mean=mean, out_dtype=out_dtype, squeeze=squeeze,
+        result_dtype=one.dtype, dtype=one.dtype, meta=_np.empty((0,) * out_rank, dtype=one.dtype),
+        token=f"sqdiff-{op}", concatenate=True)
 
 
 _REDUCTION_PARAMETERS = """\

@@ -1,9 +1,14 @@
 """Shared set-up: the hypothesis profiles, and which sqdiff is under test."""
 
 import os
+import sys
 from pathlib import Path
 
 from hypothesis import HealthCheck, settings
+
+import optional_modules
+
+optional_modules.hide_modules()
 
 # "ci" (the default): derandomized, so every run draws the same examples, no
 # example database on disk, and bounded example counts (each test may lower
@@ -18,6 +23,16 @@ _COMMON = dict(
 settings.register_profile("ci", derandomize=True, max_examples=100, print_blob=False, **_COMMON)
 settings.register_profile("thorough", max_examples=2000, **_COMMON)
 settings.load_profile(os.environ.get("SQDIFF_HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """SQDIFF_TEST_IMPORTS_LOG (set by CTest): the file of every module imported, one per line,
+    which scripts/build_packages.py maps to the Debian packages the suite needed."""
+    log = os.environ.get("SQDIFF_TEST_IMPORTS_LOG")
+    if log:
+        files = sorted({os.path.abspath(module.__file__) for module in list(sys.modules.values())
+                        if isinstance(getattr(module, "__file__", None), str)})
+        Path(log).write_text("".join(path + "\n" for path in files), encoding="utf-8", errors="surrogateescape")
 
 
 def pytest_report_header(config):

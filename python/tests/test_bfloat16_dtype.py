@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 
 import sqdiff
+from optional_modules import require
 from support import source_dir
 
-ml_dtypes = pytest.importorskip("ml_dtypes", reason="ml_dtypes is not installed (requirements/test.txt has it)")
+ml_dtypes = require("ml_dtypes")
 BF16 = np.dtype(ml_dtypes.bfloat16)
 OPS = ["subtract", "squared_difference"]
 

@@ -5,9 +5,9 @@ must equal theirs on the same (NumPy) data bit for bit, whatever the chunks
 and split_every. Building a graph must compute nothing, and must raise the
 eager functions' errors with their messages.
 
-Dask is not in Debian's system Python: this module runs in scripts/test.sh's
-Python venv stage (NumPy 2 from PyPI, requirements/test.txt) and is skipped by
-the CMake build's run on Debian's NumPy 1.24.
+scripts/test.sh runs this module with the newest Dask (the Python venv stage,
+requirements/test.txt) and with Debian 12's (python3-dask 2022.12, the release
+build's stage); the ASan build's stage hides Dask and skips it.
 """
 
 import math
@@ -18,7 +18,9 @@ import sys
 import numpy as np
 import pytest
 
-dask = pytest.importorskip("dask")  # only the Debian-NumPy run lacks it; the venv stage has it
+from optional_modules import require  # noqa: E402
+
+dask = require("dask")
 import dask.array as da  # noqa: E402
 
 import sqdiff  # noqa: E402
@@ -488,7 +490,7 @@ def test_graphs_pickle_and_run_in_a_fresh_interpreter():
 def test_ml_dtypes_bfloat16_arrays_equal_the_bits_path():
     """bfloat16 as a dtype (ml_dtypes, requirements/test.txt): the same bits as the
     eager functions and as the uint16-bits path with dtype="bfloat16"."""
-    import ml_dtypes
+    ml_dtypes = require("ml_dtypes")
 
     rng = np.random.default_rng(3)
     bits_a = random_values(rng, "bfloat16", (6, 5))
@@ -613,3 +615,18 @@ def test_dropping_chunks_of_length_0_computes_nothing(no_compute):
     for name in OPS + REDUCTIONS:
         lazy = getattr(sd, name)(a, b)
         assert_no_empty_chunks(lazy)
+
+
+@pytest.mark.parametrize("version, refused", [("2022.11.1", True), ("2.30.0", True), ("2022.12.0+dfsg", True),
+                                              ("2022.12.1+dfsg", False), ("2026.8.0", False)])
+def test_dask_older_than_the_supported_version_is_refused_at_import(version, refused):
+    code = f"import dask; dask.__version__ = {version!r}; import sqdiff.dask"
+    run = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True, text=True, check=False,
+                         timeout=120)
+    if refused:
+        assert run.returncode == 1
+        assert run.stderr.strip().splitlines()[-1] == (
+            f"ImportError: sqdiff.dask needs Dask 2022.12.1 or later, and this is Dask {version}: "
+            'pip install "dask[array]>=2022.12.1" (or pip install "sqdiff[dask]")')
+    else:
+        assert (run.returncode, run.stderr) == (0, "")

@@ -6,7 +6,9 @@ import doctest
 
 import pytest
 
-pytest.importorskip("dask")  # only the Debian-NumPy run lacks it; the venv stage has it
+from optional_modules import require  # noqa: E402
+
+require("dask")
 import sqdiff.dask  # noqa: E402
 from doc_examples import FLAGS, run_examples, split_dask_examples  # noqa: E402
 from support import source_dir  # noqa: E402

@@ -9,6 +9,7 @@ import pytest
 
 import exact
 import sqdiff
+from optional_modules import require
 
 
 def bits(array):
@@ -275,7 +276,7 @@ def test_python_ints_beyond_float64_round_once_in_every_function(name, sign):
 
 
 def test_python_ints_beyond_float64_in_sqdiff_dask():
-    da = pytest.importorskip("dask.array", reason="Dask is not installed (the venv stage has it)")
+    da = require("dask.array")
     import sqdiff.dask
 
     x = np.array([1.0, -2.0, 0.25, 8.0])

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 import sqdiff
+from optional_modules import require
 
-torch = pytest.importorskip("torch", reason="PyTorch is not installed (Debian's python3-torch: install-deps.sh)")
+torch = require("torch")
 
 DTYPES = [torch.float16, torch.float32, torch.float64, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8]
 

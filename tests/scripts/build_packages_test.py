@@ -112,6 +112,15 @@ class BuildPackagesTest(unittest.TestCase):
         self.assertIn("needs Debian's recommended, which scripts/install-deps.sh does not install", outcome.stderr)
         self.assertIn(self.owned["recommended"], outcome.stderr)
 
+    def test_python_modules_the_suite_imported_count(self):
+        # python/tests/conftest.py lists them in <build>/python_imports.txt.
+        self.configure([self.owned["root-dev"]])
+        with open(os.path.join(self.build, "python_imports.txt"), "w") as imports:
+            imports.write("%s\n%s\n" % (self.owned["lib-alt"], self.owned["recommended"]))
+        outcome = self.check()
+        self.assertEqual(outcome.returncode, 1)
+        self.assertIn("needs Debian's recommended", outcome.stderr)
+
     def test_a_package_no_longer_installed_does_not_count_as_covering(self):
         self.configure([self.owned["removed"]])
         outcome = self.check()
