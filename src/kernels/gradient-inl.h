@@ -64,8 +64,28 @@ struct StoreF64 {
   static HWY_INLINE void Store(D d, hn::Vec<D> v, Storage* p) {
     hn::StoreU(v, d, p);
   }
+  template <class D>
+  static HWY_INLINE void Stream(D d, hn::Vec<D> v, Storage* aligned) {
+    hn::Stream(v, d, aligned);
+  }
   static HWY_INLINE void Scalar(double v, Storage* p) { *p = v; }
 };
+
+// A non-temporal store of a narrowed vector, or a plain one where Highway
+// 1.0.3 cannot stream it (vectors under 16 bytes, which it streams with a
+// misaligned 16-byte movntdq; the SCALAR and EMU128 targets).
+template <class DN>
+HWY_INLINE void StreamNarrowed(DN dn, hn::Vec<DN> v, hn::TFromD<DN>* aligned) {
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+  hn::StoreU(v, dn, aligned);
+#else
+  if constexpr (hn::MaxLanes(DN()) * sizeof(hn::TFromD<DN>) >= 16) {
+    hn::Stream(v, dn, aligned);
+  } else {
+    hn::StoreU(v, dn, aligned);
+  }
+#endif
+}
 
 struct StoreF32 {
   using Storage = float;
@@ -82,6 +102,14 @@ struct StoreF32 {
     hn::StoreU(hn::DemoteTo(hn::Rebind<float, D>(), v), hn::Rebind<float, D>(), p);
 #endif
   }
+  template <class D>
+  static HWY_INLINE void Stream(D d, hn::Vec<D> v, Storage* aligned) {
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+    Store(d, v, aligned);
+#else
+    StreamNarrowed(hn::Rebind<float, D>(), hn::DemoteTo(hn::Rebind<float, D>(), v), aligned);
+#endif
+  }
   static HWY_INLINE void Scalar(double v, Storage* p) { *p = static_cast<float>(v); }
 };
 
@@ -91,6 +119,11 @@ struct StoreF16 {
   static HWY_INLINE void Store(D d, hn::Vec<D> v, Storage* p) {
     const hn::Rebind<float, D> df;
     hn::StoreU(NarrowF16(df, DemoteToOdd(d, v)), hn::Rebind<Storage, D>(), p);
+  }
+  template <class D>
+  static HWY_INLINE void Stream(D d, hn::Vec<D> v, Storage* aligned) {
+    const hn::Rebind<float, D> df;
+    StreamNarrowed(hn::Rebind<Storage, D>(), NarrowF16(df, DemoteToOdd(d, v)), aligned);
   }
   static HWY_INLINE void Scalar(double v, Storage* p) {
     const uint16_t bits = sqdiff::float16(ScalarDemoteToOdd(v)).bits();
@@ -105,15 +138,54 @@ struct StoreBF16 {
     const hn::Rebind<float, D> df;
     hn::StoreU(NarrowBF16(df, DemoteToOdd(d, v)), hn::Rebind<Storage, D>(), p);
   }
+  template <class D>
+  static HWY_INLINE void Stream(D d, hn::Vec<D> v, Storage* aligned) {
+    const hn::Rebind<float, D> df;
+    StreamNarrowed(hn::Rebind<Storage, D>(), NarrowBF16(df, DemoteToOdd(d, v)), aligned);
+  }
   static HWY_INLINE void Scalar(double v, Storage* p) {
     const uint16_t bits = sqdiff::bfloat16(ScalarDemoteToOdd(v)).bits();
     std::memcpy(p, &bits, 2);
   }
 };
 
+// One element of DifferenceProductRow, for the elements before and after its
+// vectors: the same computation, lane by lane.
+template <class Wide, class Out>
+HWY_INLINE void DifferenceProductElement(const typename Wide::Storage* a, const typename Wide::Storage* b,
+                                         const typename Wide::Storage* g, typename Out::Storage* ga,
+                                         typename Out::Storage* gb, size_t i, size_t& unsure_count,
+                                         uint32_t* unsure) {
+  constexpr bool kF64 = std::is_same_v<typename Out::Storage, double>;
+  const double va = Wide::Scalar(a + i);
+  const double vb = Wide::Scalar(b + i);
+  const double vg = Wide::Scalar(g + i);
+  const double s = va - vb;
+  const double bv = s - va;
+  const double e = (va - (s - bv)) + (-vb - bv);
+  const double two_s = s + s;
+  const double p = two_s * vg;
+  bool sure = e == 0 && std::fabs(p) < HUGE_VAL;
+  if constexpr (!kF64) sure = sure && std::fma(two_s, vg, -p) == 0;
+  if constexpr (kF64) sure = sure && std::fabs(two_s) < HUGE_VAL;
+  if (ga != nullptr) Out::Scalar(p, ga + i);
+  if (gb != nullptr) Out::Scalar(-p, gb + i);
+  if (!sure) unsure[unsure_count++] = static_cast<uint32_t>(i);
+}
+
+// Whether `out + i` starts a vector of `bytes` (a null output counts as such).
+template <class O>
+HWY_INLINE bool StartsVector(const O* out, size_t i, size_t bytes) {
+  return out == nullptr || reinterpret_cast<uintptr_t>(out + i) % bytes == 0;
+}
+
 // f64 outputs need only a - b exact: the product 2s g is then rounded once by
 // the multiply itself. Narrower outputs need the product exact too.
-template <class Wide, class Out>
+// With kStream, each output whose vectors can be aligned is written with
+// non-temporal stores (the first output's alignment decides where the vectors
+// start); the caller fences (FlushStream) before anything reads or rewrites
+// them, the unsure elements included.
+template <class Wide, class Out, bool kStream>
 void DifferenceProductRow(const void* a_raw, const void* b_raw, const void* g_raw, void* ga_raw, void* gb_raw, size_t n,
                           size_t& unsure_count, uint32_t* unsure) {
   using S = typename Wide::Storage;
@@ -126,7 +198,19 @@ void DifferenceProductRow(const void* a_raw, const void* b_raw, const void* g_ra
   O* gb = static_cast<O*>(gb_raw);
   const hn::ScalableTag<double> d;
   const size_t N = hn::Lanes(d);
+  const size_t vector_bytes = N * sizeof(O);
   size_t i = 0;
+  bool stream_a = false, stream_b = false;
+  if constexpr (kStream) {
+    // Elements one by one up to where the first output's vectors are aligned
+    // (never, for an output not aligned to its own elements).
+    O* first = ga != nullptr ? ga : gb;
+    const auto address = reinterpret_cast<uintptr_t>(first);
+    const size_t head = address % sizeof(O) != 0 ? n : ((vector_bytes - address % vector_bytes) % vector_bytes) / sizeof(O);
+    for (; i < head && i < n; ++i) DifferenceProductElement<Wide, Out>(a, b, g, ga, gb, i, unsure_count, unsure);
+    stream_a = ga != nullptr && StartsVector(ga, i, vector_bytes);
+    stream_b = gb != nullptr && StartsVector(gb, i, vector_bytes);
+  }
   for (; i + N <= n; i += N) {
     const auto va = Wide::Load(d, a + i);
     const auto vb = Wide::Load(d, b + i);
@@ -139,8 +223,20 @@ void DifferenceProductRow(const void* a_raw, const void* b_raw, const void* g_ra
     auto sure = hn::And(hn::Eq(e, hn::Zero(d)), hn::Lt(hn::Abs(p), hn::Set(d, HUGE_VAL)));
     if constexpr (!kF64) sure = hn::And(sure, hn::Eq(FusedMulSub(d, two_s, vg, p), hn::Zero(d)));
     if constexpr (kF64) sure = hn::And(sure, hn::Lt(hn::Abs(two_s), hn::Set(d, HUGE_VAL)));
-    if (ga != nullptr) Out::Store(d, p, ga + i);
-    if (gb != nullptr) Out::Store(d, hn::Neg(p), gb + i);
+    if (ga != nullptr) {
+      if (stream_a) {
+        Out::Stream(d, p, ga + i);
+      } else {
+        Out::Store(d, p, ga + i);
+      }
+    }
+    if (gb != nullptr) {
+      if (stream_b) {
+        Out::Stream(d, hn::Neg(p), gb + i);
+      } else {
+        Out::Store(d, hn::Neg(p), gb + i);
+      }
+    }
     if (HWY_UNLIKELY(!hn::AllTrue(d, sure))) {
       HWY_ALIGN double lanes[hn::MaxLanes(d)];
       hn::Store(hn::IfThenElseZero(sure, hn::Set(d, 1.0)), d, lanes);
@@ -149,38 +245,27 @@ void DifferenceProductRow(const void* a_raw, const void* b_raw, const void* g_ra
       }
     }
   }
-  for (; i < n; ++i) {
-    const double va = Wide::Scalar(a + i);
-    const double vb = Wide::Scalar(b + i);
-    const double vg = Wide::Scalar(g + i);
-    const double s = va - vb;
-    const double bv = s - va;
-    const double e = (va - (s - bv)) + (-vb - bv);
-    const double two_s = s + s;
-    const double p = two_s * vg;
-    bool sure = e == 0 && std::fabs(p) < HUGE_VAL;
-    if constexpr (!kF64) sure = sure && std::fma(two_s, vg, -p) == 0;
-    if constexpr (kF64) sure = sure && std::fabs(two_s) < HUGE_VAL;
-    if (ga != nullptr) Out::Scalar(p, ga + i);
-    if (gb != nullptr) Out::Scalar(-p, gb + i);
-    if (!sure) unsure[unsure_count++] = static_cast<uint32_t>(i);
-  }
+  for (; i < n; ++i) DifferenceProductElement<Wide, Out>(a, b, g, ga, gb, i, unsure_count, unsure);
 }
 
-template <class Wide, class Out>
+template <class Wide, class Out, bool kStream>
 size_t DifferenceProduct(const void* a, const void* b, const void* g, void* ga, void* gb, size_t n, uint32_t* unsure) {
   size_t count = 0;
-  DifferenceProductRow<Wide, Out>(a, b, g, ga, gb, n, count, unsure);
+  DifferenceProductRow<Wide, Out, kStream>(a, b, g, ga, gb, n, count, unsure);
   return count;
 }
 
 constexpr GradientKernelTable MakeGradientKernelTable() {
   GradientKernelTable table{};
   table.target = HWY_TARGET;
-  table.difference_product[0] = &DifferenceProduct<WideF16, StoreF16>;
-  table.difference_product[1] = &DifferenceProduct<WideBF16, StoreBF16>;
-  table.difference_product[2] = &DifferenceProduct<WideF32, StoreF32>;
-  table.difference_product[3] = &DifferenceProduct<WideF64, StoreF64>;
+  table.difference_product[0] = &DifferenceProduct<WideF16, StoreF16, false>;
+  table.difference_product[1] = &DifferenceProduct<WideBF16, StoreBF16, false>;
+  table.difference_product[2] = &DifferenceProduct<WideF32, StoreF32, false>;
+  table.difference_product[3] = &DifferenceProduct<WideF64, StoreF64, false>;
+  table.streaming_difference_product[0] = &DifferenceProduct<WideF16, StoreF16, true>;
+  table.streaming_difference_product[1] = &DifferenceProduct<WideBF16, StoreBF16, true>;
+  table.streaming_difference_product[2] = &DifferenceProduct<WideF32, StoreF32, true>;
+  table.streaming_difference_product[3] = &DifferenceProduct<WideF64, StoreF64, true>;
   return table;
 }
 

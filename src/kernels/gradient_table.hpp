@@ -23,8 +23,15 @@ using DifferenceProductKernel = std::size_t (*)(const void* a, const void* b, co
 struct GradientKernelTable {
   int64_t target;
   DifferenceProductKernel difference_product[4];  // f16, bf16, f32, f64
+  // The same, writing each output whose vectors can be aligned with
+  // non-temporal stores: for calls that move more than the last-level cache
+  // holds. The caller fences (hwy::FlushStream) before the outputs are read or
+  // rewritten (the unsure elements).
+  DifferenceProductKernel streaming_difference_product[4];
 
-  DifferenceProductKernel for_input(DType dtype) const { return difference_product[static_cast<int>(dtype)]; }
+  DifferenceProductKernel for_input(DType dtype, bool streaming = false) const {
+    return (streaming ? streaming_difference_product : difference_product)[static_cast<int>(dtype)];
+  }
 };
 
 const GradientKernelTable& gradient_kernel_table();

@@ -1,5 +1,7 @@
 #include "reduce/gradient_run.hpp"
 
+#include <hwy/cache_control.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -12,6 +14,7 @@
 #include "reduce/fast_squares.hpp"
 #include "reduce/reduce_plan.hpp"
 #include "reduce/rounding.hpp"
+#include "runtime/cache_info.hpp"
 #include "runtime/fp_environment.hpp"
 #include "runtime/thread_pool.hpp"
 #include "shape/dense_strides.hpp"
@@ -52,6 +55,7 @@ struct ElementwiseJob {
   DifferenceProductKernel kernel;
   GatherKernel gather;
   std::size_t size = 0;
+  bool streaming = false;                 // the kernel stores non-temporally: fence before reading back
 };
 
 void elementwise_units(void* context, std::size_t begin, std::size_t count) {
@@ -104,7 +108,9 @@ void elementwise_units(void* context, std::size_t begin, std::size_t count) {
       out[k] = stride == 1 ? start : staged.data() + static_cast<std::size_t>(k) * kChunk * job.size;
     }
     const std::size_t unsure_count = job.kernel(in[0], in[1], in[2], out[0], out[1], n, unsure.data());
-    // The elements the kernel could not round exactly: summed exactly.
+    // The elements the kernel could not round exactly: summed exactly, and
+    // stored after its non-temporal stores have been ordered before them.
+    if (unsure_count > 0 && job.streaming) hwy::FlushStream();
     for (std::size_t u = 0; u < unsure_count; ++u) {
       const std::size_t i = unsure[u];
       const Offsets base = {walk.offset(0) + (first + static_cast<int64_t>(i)) * inner.stride[0],
@@ -129,6 +135,30 @@ void elementwise_units(void* context, std::size_t begin, std::size_t count) {
       }
     }
   }
+  // Non-temporal stores are ordered before the pool reports this share done.
+  if (job.streaming) hwy::FlushStream();
+}
+
+// Whether the outputs go out with non-temporal stores: written densely along
+// the row straight into the caller's outputs, by a call that moves more than
+// the last-level cache holds, so that nothing would read them from the cache
+// (as the element-wise ops decide, elementwise/execute.cpp). Plain stores
+// first read each output line: 7 lines moved for 5 (a, b, g, two outputs).
+bool streams_outputs(const ElementwiseJob& job, const ReduceCall& call) {
+  std::size_t bytes = 0;
+  for (int k = 0; k < 2; ++k) {
+    if (job.calls[k] == nullptr) continue;
+    if (job.outs[k] != job.calls[k]->out || job.out_strides[k].back() != 1) return false;
+    bytes += static_cast<std::size_t>(job.calls[k]->outputs) * job.size;
+  }
+  for (std::size_t k = 0; k < 3; ++k) {
+    std::size_t elements = 1;
+    for (const ReduceDim& dim : job.plan.dims) {
+      if (dim.stride[k] != 0) elements *= static_cast<std::size_t>(dim.size);
+    }
+    if (call.data[k] != nullptr) bytes += elements * job.size;
+  }
+  return bytes > last_level_cache_bytes();
 }
 
 // Runs the element-wise calls among `calls` (those with one term per output
@@ -164,7 +194,6 @@ std::array<bool, 2> run_elementwise_products(const std::array<ReduceCall, 2>& ca
     job.outer.assign(job.plan.dims.begin(), job.plan.dims.end() - 1);
     job.row = job.plan.dims.back().size;
     job.units_per_row = (job.row + static_cast<int64_t>(kChunk) - 1) / static_cast<int64_t>(kChunk);
-    job.kernel = gradient_kernel_table().for_input(call.input);
     job.size = dtype_size(call.input);
     job.gather = kernel_table().gather.for_size(job.size);
     std::vector<std::byte> temporaries[2];
@@ -185,6 +214,8 @@ std::array<bool, 2> run_elementwise_products(const std::array<ReduceCall, 2>& ca
         job.out_strides[k].assign(dense.begin(), dense.end());
       }
     }
+    job.streaming = streams_outputs(job, call);
+    job.kernel = gradient_kernel_table().for_input(call.input, job.streaming);
     const int threads = threads_for(call);
     int64_t rows = 1;
     for (const ReduceDim& d : job.outer) rows *= d.size;

@@ -14,13 +14,16 @@
 //    with the fast paths on and off.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "reduce/fast_squares.hpp"
+#include "runtime/cache_info.hpp"
 #include "reduce/gmp_oracle.hpp"
 #include "reduce/reduce_test_support.hpp"
 #include "test_support.hpp"
@@ -341,6 +344,61 @@ TEST(Gradients, AliasingAnInputIsAsIfCopied) {
           }
         }
       }
+    }
+  }
+}
+
+// A call that moves more than the last-level cache holds writes its outputs
+// with non-temporal stores (gradient_run.cpp): the same bits as the same call
+// made in pieces small enough to store plainly, on 1 and 2 threads, with
+// elements the kernel leaves to the exact path among them (specials, extremes)
+// and grad_b misaligned against grad_a by one element.
+TEST(Gradients, CallsBeyondTheLastLevelCacheWriteTheSameBits) {
+  std::mt19937_64 rng(0x57EA);
+  ValueMix mix;
+  mix.specials = 0.01;
+  // f32 only: the kernels' streaming of every type is gradient_kernels_test's.
+  for (const DType t : {DType::f32}) {
+    const std::size_t size = gmp::size_of(t);
+    // Five arrays of n elements, a fifth more than the cache, and a partial vector at the end.
+    const auto n = static_cast<int64_t>(sqdiff::detail::last_level_cache_bytes() / (5 * size) * 6 / 5 + 7);
+    // 64K random elements repeated (at an odd period, so that the repeats
+    // fall at every alignment): random values throughout cost minutes under ASan.
+    const auto repeated = [&] {
+      const int64_t period = 65537;
+      const Array some = random_array(t, {period}, dense_layout({period}), rng, mix);
+      Array all = sentinel_array(t, {n}, dense_layout({n}));
+      for (int64_t at = 0; at < n; at += period) {
+        std::memcpy(all.origin() + at * static_cast<int64_t>(size), some.origin(),
+                    static_cast<std::size_t>(std::min(period, n - at)) * size);
+      }
+      return all;
+    };
+    const Array a = repeated(), b = repeated(), g = repeated();
+    const sqdiff::ConstTensorView ca{a.origin(), t, {n}}, cb{b.origin(), t, {n}}, cg{g.origin(), t, {n}};
+    // The expected bits: pieces that move at most a quarter of the cache each.
+    const auto piece_elements = static_cast<int64_t>(sqdiff::detail::last_level_cache_bytes() / (5 * size) / 4);
+    Array want_a = sentinel_array(t, {n}, dense_layout({n})), want_b = sentinel_array(t, {n}, dense_layout({n}));
+    for (int64_t at = 0; at < n; at += piece_elements) {
+      const int64_t count = std::min<int64_t>(piece_elements, n - at);
+      const auto piece = [&](const Array& x) {
+        return sqdiff::ConstTensorView{x.origin() + at * static_cast<int64_t>(size), t, {count}};
+      };
+      const sqdiff::TensorView pa{want_a.origin() + at * static_cast<int64_t>(size), t, {count}};
+      const sqdiff::TensorView pb{want_b.origin() + at * static_cast<int64_t>(size), t, {count}};
+      sqdiff::squared_difference_backward(piece(a), piece(b), piece(g), &pa, &pb);
+    }
+    for (const int threads : {1, 2}) {
+      Array got_a = sentinel_array(t, {n}, dense_layout({n})), got_b = sentinel_array(t, {n + 1}, dense_layout({n + 1}));
+      const sqdiff::TensorView va{got_a.origin(), t, {n}};
+      const sqdiff::TensorView vb{got_b.origin() + static_cast<int64_t>(size), t, {n}};
+      sqdiff::Options options;
+      options.threads = threads;
+      sqdiff::squared_difference_backward(ca, cb, cg, &va, &vb, options);
+      EXPECT_EQ(std::memcmp(va.data, want_a.origin(), static_cast<std::size_t>(n) * size), 0)
+          << sqdiff::dtype_name(t) << ", " << threads << " threads: grad_a differs from the call in pieces";
+      EXPECT_EQ(std::memcmp(vb.data, want_b.origin(), static_cast<std::size_t>(n) * size), 0)
+          << sqdiff::dtype_name(t) << ", " << threads << " threads: grad_b differs from the call in pieces";
     }
   }
 }
