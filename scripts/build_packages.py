@@ -10,7 +10,9 @@ every Debian system (Essential or Priority: required).
 
 The files a build read, from a Ninja build directory:
 - every CMake file the configure step read (the inputs of build.ninja's RERUN_CMAKE rule);
-- every file CMake's find_library/find_program/find_file stored in CMakeCache.txt (FILEPATH);
+- every file CMake's find_library/find_program/find_file stored in CMakeCache.txt (FILEPATH),
+  except the tools CMake looks for on its own (CMAKE_LINKER, CMAKE_OBJDUMP, ...: it takes lld or
+  llvm-objdump when they are there, and ld or objdump when not) unless the build runs them;
 - every header a compile included (`ninja -t deps`);
 - every Python module the build's Python suite imported (<build>/python_imports.txt, which
   python/tests/conftest.py writes when CTest runs it), so the Debian packages the tests need count
@@ -140,10 +142,16 @@ def cmake_inputs(build_dir: str) -> list[str]:
 
 
 def cached_files(build_dir: str) -> list[str]:
-    """The files CMake's find_* commands found (FILEPATH entries of CMakeCache.txt)."""
+    """The files CMake's find_* commands found (FILEPATH entries of CMakeCache.txt); of CMake's
+    own CMAKE_* tools, those the build's commands name."""
     with open(os.path.join(build_dir, "CMakeCache.txt"), encoding="utf-8", errors="replace") as cache:
-        return [match.group(1) for match in re.finditer(r"^[^#/\n][^:\n]*:FILEPATH=(/.+)$", cache.read(),
-                                                       re.MULTILINE)]
+        entries = re.findall(r"^([^#/\n][^:\n]*):FILEPATH=(/.+)$", cache.read(), re.MULTILINE)
+    commands = ""
+    for name in ("build.ninja", os.path.join("CMakeFiles", "rules.ninja")):
+        if os.path.isfile(os.path.join(build_dir, name)):
+            with open(os.path.join(build_dir, name), encoding="utf-8", errors="replace") as ninja:
+                commands += ninja.read()
+    return [path for key, path in entries if not key.startswith("CMAKE_") or path in commands]
 
 
 def included_headers(build_dir: str) -> list[str]:

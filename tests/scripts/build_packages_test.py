@@ -112,6 +112,22 @@ class BuildPackagesTest(unittest.TestCase):
         self.assertIn("needs Debian's recommended, which scripts/install-deps.sh does not install", outcome.stderr)
         self.assertIn(self.owned["recommended"], outcome.stderr)
 
+    def test_cmake_tools_count_only_when_the_build_runs_them(self):
+        # CMake takes lld for CMAKE_LINKER when it is installed and ld when not: it never links
+        # with it. CMAKE_AR it runs, so its package counts.
+        self.configure([self.owned["root-dev"]])
+        with open(os.path.join(self.build, "CMakeCache.txt"), "a") as cache:
+            cache.write("CMAKE_LINKER:FILEPATH=%s\n" % self.owned["recommended"])
+        self.assertEqual(self.check().returncode, 0, self.check().stderr)
+        with open(os.path.join(self.build, "CMakeCache.txt"), "a") as cache:
+            cache.write("CMAKE_AR:FILEPATH=%s\n" % self.owned["removed"])
+        with open(os.path.join(self.build, "build.ninja"), "a") as ninja:
+            ninja.write("# rule STATIC_LIBRARY_LINKER: %s qc $TARGET_FILE $in\n" % self.owned["removed"])
+        outcome = self.check()
+        self.assertEqual(outcome.returncode, 1)
+        self.assertIn("needs Debian's removed", outcome.stderr)
+        self.assertNotIn("recommended", outcome.stderr)
+
     def test_python_modules_the_suite_imported_count(self):
         # python/tests/conftest.py lists them in <build>/python_imports.txt.
         self.configure([self.owned["root-dev"]])
