@@ -68,6 +68,8 @@ std::vector<Case> cases() {
       {"all axes, long row", {100003}, {100003}, {}, {}, std::nullopt},
       {"last axis", {97, 301}, {97, 301}, {}, {}, Shape{-1}},
       {"first axis (columns)", {301, 1500}, {301, 1500}, {}, {}, Shape{0}},
+      // More columns than a tile's running sums hold in half of a 2 MiB L2 (column_tile).
+      {"first axis, several tiles of columns", {5, 50001}, {5, 50001}, {}, {}, Shape{0}},
       {"per channel", {5, 7, 9, 11}, {1, 7, 1, 1}, {}, {}, Shape{0, 2, 3}},
       {"pairwise", {37, 1, 67}, {1, 41, 67}, {}, {}, Shape{2}},
       {"pairwise, b first", {1, 41, 130}, {37, 1, 130}, {}, {}, Shape{2}},
