@@ -289,28 +289,10 @@ std::optional<uint64_t> round_if_decided(const Approximation& x, DType out) {
 }
 
 std::optional<uint64_t> round_to_f32_if_decided(const Approximation& x) {
+  // s is within half an ulp of hi + lo, the exact value within `error` of that.
   const double s = x.hi + x.lo;
-  const auto candidate = static_cast<float>(s);
-  const float magnitude = std::fabs(candidate);
-  if (!(magnitude >= std::numeric_limits<float>::min() && magnitude < std::numeric_limits<float>::max())) {
-    return std::nullopt;  // zero, subnormal, the largest finite (its upper neighbour is inf), inf or NaN
-  }
-  const auto bits = std::bit_cast<uint32_t>(candidate);
-  // The neighbours below and above in magnitude, and the midpoints to them:
-  // sums of two floats, exact in double, as are their halves.
-  const double below = std::bit_cast<float>(bits - 1);
-  const double above = std::bit_cast<float>(bits + 1);
-  const double mid_below = (static_cast<double>(candidate) + below) / 2;
-  const double mid_above = (static_cast<double>(candidate) + above) / 2;
-  // s is within half an ulp of hi + lo, the exact value within `error` of
-  // that; the distances to the midpoints are exact (Sterbenz: s and each
-  // midpoint are within a factor of 2 of each other).
   const double margin = (x.error + std::fabs(s) * kUnit) * (1 + 0x1p-40);
-  const double to_below = std::fabs(s - mid_below);
-  const double to_above = std::fabs(mid_above - s);
-  const bool between = (s - mid_below) * (mid_above - s) > 0;
-  if (!between || to_below <= margin || to_above <= margin) return std::nullopt;
-  return bits;
+  return f32_if_decided(s, margin);
 }
 
 std::optional<Approximation> divide(const Approximation& x, uint64_t divisor) {

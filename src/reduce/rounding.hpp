@@ -5,7 +5,10 @@
 // rounds the same way (Ziv's strategy).
 #pragma once
 
+#include <bit>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 
@@ -44,6 +47,33 @@ std::optional<uint64_t> round_if_decided(const Approximation& x, DType out);
 // (round to nearest even; runtime/fp_environment.hpp), as the fast paths do.
 // nullopt whenever the general function must decide.
 std::optional<uint64_t> round_to_f32_if_decided(const Approximation& x);
+
+// The decision of round_to_f32_if_decided on its own: s (a double within half
+// an ulp of the approximation) rounds to the f32 it converts to when every
+// value within `margin` of s does; nullopt otherwise. Inline for the pairwise
+// blocks, a million outputs a call; callers are compiled with
+// -ffp-contract=off (src/CMakeLists.txt), as the midpoints are computed exactly.
+inline std::optional<uint32_t> f32_if_decided(double s, double margin) {
+  const auto candidate = static_cast<float>(s);
+  const float magnitude = std::fabs(candidate);
+  if (!(magnitude >= std::numeric_limits<float>::min() && magnitude < std::numeric_limits<float>::max())) {
+    return std::nullopt;  // zero, subnormal, the largest finite (its upper neighbour is inf), inf or NaN
+  }
+  const auto bits = std::bit_cast<uint32_t>(candidate);
+  // The neighbours below and above in magnitude, and the midpoints to them:
+  // sums of two floats, exact in double, as are their halves.
+  const double below = std::bit_cast<float>(bits - 1);
+  const double above = std::bit_cast<float>(bits + 1);
+  const double mid_below = (static_cast<double>(candidate) + below) / 2;
+  const double mid_above = (static_cast<double>(candidate) + above) / 2;
+  // The distances to the midpoints are exact (Sterbenz: s and each midpoint
+  // are within a factor of 2 of each other).
+  const double to_below = std::fabs(s - mid_below);
+  const double to_above = std::fabs(mid_above - s);
+  const bool between = (s - mid_below) * (mid_above - s) > 0;
+  if (!between || to_below <= margin || to_above <= margin) return std::nullopt;
+  return bits;
+}
 
 // The approximation of x / divisor (a mean), with its bound; nullopt where
 // the division cannot be bounded cheaply (a divisor beyond 2^53, or values

@@ -23,6 +23,10 @@ Approximation bound_single(const SquareSums& sums) {
   return {sums.hi, sums.lo, error * kMargin};
 }
 
+double single_block_relative_bound() {
+  return bound_single(SquareSums{1.0, 0.0, 1, false}).error * (1 + 0x1p-30);
+}
+
 Approximation bound_double(const SquareSums& sums, int64_t chain) {
   const double error = (0x1p-100 + 4 * squared(chain + sums.additions + 2) * kUnit * kUnit) * magnitude(sums);
   return {sums.hi, sums.lo, error * kMargin};

@@ -4,7 +4,9 @@
 // relative to the sum itself.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <optional>
 
 #include "kernels/reduce_table.hpp"
 #include "reduce/rounding.hpp"
@@ -16,6 +18,23 @@ namespace sqdiff::detail {
 // in its square), and the double-double holding the block sums adds at most
 // 4 (additions)^2 units squared.
 Approximation bound_single(const SquareSums& sums);
+
+// bound_single's error for the sum of one kernel block (additions 1, no low
+// part) of 1, widened by 2^-30 so that its product with any |hi| is at least
+// bound_single's error for that hi, whose own roundings differ: for loops
+// that bound a block of outputs at a time (the pairwise kernel's).
+double single_block_relative_bound();
+
+// What round_to_f32_if_decided(bound_single({s, 0, 1})) decides, inline, with
+// `relative` = single_block_relative_bound(): never a result that call would
+// not give (tests/reduce/square_bounds_test.cpp). For the pairwise blocks, a
+// million f32 outputs a call.
+inline std::optional<uint32_t> round_single_block_to_f32(double s, double relative) {
+  constexpr double kUnit = 0x1p-53;
+  // As round_to_f32_if_decided's margin, with bound_single's error.
+  const double margin = (relative * std::fabs(s) + std::fabs(s) * kUnit) * (1 + 0x1p-40);
+  return f32_if_decided(s, margin);
+}
 
 // Double precision (exact-product terms in double-double lanes): each term
 // within 2^-102 of exact, and the low parts' roundings over `chain` terms
