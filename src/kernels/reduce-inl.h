@@ -17,6 +17,7 @@
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "kernels/reduce_table.hpp"
+#include "kernels/round_f32-inl.h"
 #include "kernels/widen_f64-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -410,6 +411,7 @@ constexpr ReduceKernelTable MakeReduceKernelTable() {
   table.squares[1] = MakeSquareKernels<WideBF16>();
   table.squares[2] = MakeSquareKernels<WideF32>();
   table.squares[3] = MakeSquareKernels<WideF64>();
+  table.round_to_f32 = &RoundSumsToF32;
   return table;
 }
 

@@ -63,9 +63,16 @@ struct SquareKernels {
   std::size_t lanes;  // f64 lanes of a vector: a pairwise k_count may be up to kChain * lanes
 };
 
+// round_single_block_to_f32 (reduce/square_bounds.hpp) on n sums: out[i] the
+// f32 each decided sum rounds to; returns how many were undecided and writes
+// their indices to `undecided` (room for n), whose outputs hold garbage.
+using RoundToF32Kernel = std::size_t (*)(const double* sums, std::size_t n, double relative, float* out,
+                                         uint32_t* undecided);
+
 struct ReduceKernelTable {
   int64_t target;
   SquareKernels squares[4];  // f16, bf16, f32, f64
+  RoundToF32Kernel round_to_f32;
 
   const SquareKernels& for_input(DType dtype) const { return squares[static_cast<int>(dtype)]; }
 };

@@ -448,29 +448,42 @@ void pairwise_rows(void* context, std::size_t begin, std::size_t count) {
   std::vector<double> sums(count * n_count);
   r.kernels.pairwise(r.at(static_cast<int>(x), static_cast<int64_t>(begin) * xs), xs, count,
                      r.at(static_cast<int>(y), 0), ys, n_count, static_cast<std::size_t>(dims[2].size), sums.data());
-  // f32 sums written straight to the output are rounded here, inline, when
-  // decided: through Reduction::finish, its calls and the structs they pass
-  // in memory, a million outputs took about 25 ns each, 4-10 times the
-  // kernel's time (1024 x 1024, K = 16 and 64). The rest, and other outputs,
-  // go through finish, which decides with the same bound.
-  const bool inline_f32 = r.call.output == DType::f32 && !r.call.mean && r.results == nullptr;
-  const double relative = inline_f32 ? single_block_relative_bound() : 0;
-  for (std::size_t m = 0; m < count; ++m) {
-    for (std::size_t n = 0; n < n_count; ++n) {
-      const auto mm = static_cast<int64_t>(begin + m);
-      const auto nn = static_cast<int64_t>(n);
-      const int64_t out_offset = mm * dims[0].out_stride + nn * dims[1].out_stride;
-      if (inline_f32) {
-        if (const std::optional<uint32_t> bits = round_single_block_to_f32(sums[m * n_count + n], relative)) {
-          std::memcpy(r.call.out + out_offset * 4, &*bits, 4);
-          continue;
-        }
-      }
-      Offsets base = {};
-      base[x] = mm * xs;
-      base[y] = nn * ys;
-      r.finish(mm * dims[1].size + nn, base, out_offset, SquareSums{sums[m * n_count + n], 0.0, 1, false}, kChain);
+  const auto finish = [&](std::size_t m, std::size_t n) {
+    const auto mm = static_cast<int64_t>(begin + m);
+    const auto nn = static_cast<int64_t>(n);
+    Offsets base = {};
+    base[x] = mm * xs;
+    base[y] = nn * ys;
+    r.finish(mm * dims[1].size + nn, base, mm * dims[0].out_stride + nn * dims[1].out_stride,
+             SquareSums{sums[m * n_count + n], 0.0, 1, false}, kChain);
+  };
+  // f32 sums written straight to the output are rounded a row at a time in
+  // vectors (reduce_kernel_table().round_to_f32): through Reduction::finish,
+  // its calls and the structs they pass in memory, a million outputs took
+  // about 25 ns each, 4-10 times the kernel's time (1024 x 1024, K = 16 and
+  // 64). What it leaves undecided, and other outputs, go through finish,
+  // which decides with the same bound.
+  if (r.call.output != DType::f32 || r.call.mean || r.results != nullptr) {
+    for (std::size_t m = 0; m < count; ++m) {
+      for (std::size_t n = 0; n < n_count; ++n) finish(m, n);
     }
+    return;
+  }
+  const double relative = single_block_relative_bound();
+  const bool dense = dims[1].out_stride == 1;
+  std::vector<float> row(dense ? 0 : n_count);
+  std::vector<uint32_t> undecided(n_count);
+  for (std::size_t m = 0; m < count; ++m) {
+    const int64_t row_offset = static_cast<int64_t>(begin + m) * dims[0].out_stride;
+    float* out = dense ? reinterpret_cast<float*>(r.call.out + row_offset * 4) : row.data();
+    const std::size_t left =
+        reduce_kernel_table().round_to_f32(sums.data() + m * n_count, n_count, relative, out, undecided.data());
+    if (!dense) {
+      for (std::size_t n = 0; n < n_count; ++n) {
+        std::memcpy(r.call.out + (row_offset + static_cast<int64_t>(n) * dims[1].out_stride) * 4, &row[n], 4);
+      }
+    }
+    for (std::size_t u = 0; u < left; ++u) finish(m, undecided[u]);
   }
 }
 

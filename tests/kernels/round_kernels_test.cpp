@@ -1,0 +1,103 @@
+// The vector rounding of f32 sums (reduce_kernel_table().round_to_f32, which
+// the pairwise blocks use) on every SIMD target compiled in that this CPU
+// supports: lane for lane the decisions of round_single_block_to_f32, the
+// scalar function it stands for (whose own test holds it to the general
+// rounding), for sums near f32 midpoints, specials and the ends of the range,
+// at every length and offset of a vector.
+#include <gtest/gtest.h>
+
+#include <hwy/targets.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/kernel_table.hpp"
+#include "kernels/reduce_table.hpp"
+#include "reduce/square_bounds.hpp"
+
+namespace {
+
+class TargetGuard {
+ public:
+  explicit TargetGuard(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
+  ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
+  TargetGuard(const TargetGuard&) = delete;
+  TargetGuard& operator=(const TargetGuard&) = delete;
+};
+
+std::vector<int64_t> targets_to_run() {
+  std::vector<int64_t> r;
+  const int64_t mask = sqdiff::detail::compiled_targets() & hwy::SupportedTargets();
+  for (int64_t t = mask; t != 0; t &= t - 1) r.push_back(t & -t);
+  return r;
+}
+
+// A sum near an f32 or the midpoint above it, within about 2^-46 relative
+// (where the bound decides), or a special.
+double random_sum(std::mt19937_64& rng) {
+  switch (rng() % 16) {
+    case 0: return 0.0;
+    case 1: return std::numeric_limits<double>::infinity();
+    case 2: return std::nan("");
+    case 3: return static_cast<double>(std::numeric_limits<float>::max()) * (1 + 0x1p-30);
+    case 4: return static_cast<double>(std::numeric_limits<float>::denorm_min()) * static_cast<double>(rng() % 1000);
+    case 5: return 1e300;
+    default: break;
+  }
+  const uint32_t bits = 0x00800000u + static_cast<uint32_t>(rng() % (0x7F7FFFFFu - 0x00800000u + 1));
+  const float f = std::bit_cast<float>(bits);
+  double s = static_cast<double>(f);
+  if (rng() % 2 == 0) s = (s + static_cast<double>(std::nextafter(f, INFINITY))) / 2;
+  const auto steps = static_cast<int64_t>(rng() % 400) - 200;
+  return std::bit_cast<double>(std::bit_cast<uint64_t>(s) + static_cast<uint64_t>(steps));
+}
+
+class RoundKernels : public ::testing::TestWithParam<int64_t> {};
+
+TEST_P(RoundKernels, DecideAsTheScalarRoundingDoes) {
+  TargetGuard guard(GetParam());
+  const auto& table = sqdiff::detail::reduce_kernel_table();
+  ASSERT_EQ(table.target, GetParam());
+  const double relative = sqdiff::detail::single_block_relative_bound();
+  std::mt19937_64 rng(0xF32u + static_cast<uint64_t>(GetParam() % 1013));
+  int64_t decided = 0, undecided = 0;
+  for (std::size_t n = 0; n <= 1100; n += (n < 40 ? 1 : 97)) {
+    for (int round = 0; round < 20; ++round) {
+      std::vector<double> sums(n);
+      for (double& s : sums) s = random_sum(rng);
+      std::vector<float> out(n + 4, -1.0f);
+      std::vector<uint32_t> left(n + 1);
+      const std::size_t count = table.round_to_f32(sums.data(), n, relative, out.data(), left.data());
+      ASSERT_LE(count, n);
+      std::size_t u = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto want = sqdiff::detail::round_single_block_to_f32(sums[i], relative);
+        const bool left_here = u < count && left[u] == i;
+        ASSERT_EQ(left_here, !want.has_value()) << hwy::TargetName(GetParam()) << " n " << n << " i " << i
+                                                << " sum " << sums[i];
+        if (left_here) {
+          ++u;
+          ++undecided;
+        } else {
+          ASSERT_EQ(std::bit_cast<uint32_t>(out[i]), *want) << hwy::TargetName(GetParam()) << " sum " << sums[i];
+          ++decided;
+        }
+      }
+      ASSERT_EQ(u, count) << "undecided indices out of order or repeated";
+      for (std::size_t i = n; i < n + 4; ++i) ASSERT_EQ(out[i], -1.0f) << "wrote past the row";
+    }
+  }
+  EXPECT_GT(decided, 1000);
+  EXPECT_GT(undecided, 1000);
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, RoundKernels, ::testing::ValuesIn(targets_to_run()),
+                         [](const ::testing::TestParamInfo<int64_t>& p) { return std::string(hwy::TargetName(p.param)); });
+
+}  // namespace
