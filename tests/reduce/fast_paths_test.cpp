@@ -138,6 +138,35 @@ TEST(FastPaths, SquaresEqualTheExactPathOnEveryLayout) {
       << exact << " of " << rounded + exact << " outputs took the exact path";
 }
 
+// Pairwise f32 outputs written through strides (here transposed, so that no
+// output row is dense) take the vector rounding's scatter: the same bits as a
+// dense output, and as the exact path.
+TEST(FastPaths, PairwiseIntoStridedOutputs) {
+  std::mt19937_64 rng(17);
+  const int64_t m = 37, n = 45, k = 64;
+  const auto x = random_floats(rng, DType::f32, m * k);
+  const auto y = random_floats(rng, DType::f32, n * k);
+  const sqdiff::ConstTensorView vx{x.data(), DType::f32, {m, 1, k}}, vy{y.data(), DType::f32, {1, n, k}};
+  for (int threads : {1, 2}) {
+    sqdiff::ReduceOptions options;
+    options.axes = Shape{2};
+    options.threads = threads;
+    std::vector<float> dense(static_cast<std::size_t>(m * n)), strided(dense.size()), exact(dense.size());
+    sqdiff::sum_squared_difference(vx, vy, {dense.data(), DType::f32, {m, n}}, options);
+    sqdiff::sum_squared_difference(vx, vy, {strided.data(), DType::f32, {m, n}, {1, m}}, options);
+    sqdiff::detail::set_fast_square_reductions(false);
+    sqdiff::sum_squared_difference(vx, vy, {exact.data(), DType::f32, {m, n}}, options);
+    sqdiff::detail::set_fast_square_reductions(true);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        const float want = exact[static_cast<std::size_t>(i * n + j)];
+        ASSERT_EQ(std::memcmp(&dense[static_cast<std::size_t>(i * n + j)], &want, 4), 0) << i << ", " << j;
+        ASSERT_EQ(std::memcmp(&strided[static_cast<std::size_t>(j * m + i)], &want, 4), 0) << i << ", " << j;
+      }
+    }
+  }
+}
+
 // A long f32 sum of full-precision values never needs the exact path: the
 // bound is ~2^-47 relative, a rounding interval of f32 2^-24.
 TEST(FastPaths, LongF32SumsRoundDirectly) {
