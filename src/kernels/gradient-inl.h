@@ -107,6 +107,7 @@ struct StoreF32 {
 #if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
     Store(d, v, aligned);
 #else
+    (void)d;
     StreamNarrowed(hn::Rebind<float, D>(), hn::DemoteTo(hn::Rebind<float, D>(), v), aligned);
 #endif
   }
