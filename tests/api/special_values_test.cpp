@@ -24,6 +24,7 @@
 
 #include "kernels/kernel_table.hpp"
 #include "sqdiff/sqdiff.hpp"
+#include "simd_target_guard.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -71,22 +72,8 @@ std::vector<T> run1d(Op op, const T* a, const Shape& a_shape, const T* b, const 
   return out;
 }
 
-// The SIMD targets to run: compiled into the library and supported here.
-std::vector<int64_t> targets_to_run() {
-  std::vector<int64_t> r;
-  const int64_t mask = sqdiff::detail::compiled_targets() & hwy::SupportedTargets();
-  for (int64_t t = mask; t != 0; t &= t - 1) r.push_back(t & -t);
-  return r;
-}
-
-// Forces one target for its lifetime.
-class TargetGuard {
- public:
-  explicit TargetGuard(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
-  ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
-  TargetGuard(const TargetGuard&) = delete;
-  TargetGuard& operator=(const TargetGuard&) = delete;
-};
+using sqdiff_test::TargetGuard;
+using sqdiff_test::targets_to_run;
 
 template <class T>
 void check_cases_on_current_target(const std::vector<Case<T>>& cases, const char* target);

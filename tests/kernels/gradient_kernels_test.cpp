@@ -17,26 +17,14 @@
 #include <vector>
 
 #include "kernels/gradient_table.hpp"
-#include "kernels/kernel_table.hpp"
+#include "simd_target_guard.hpp"
 
 namespace {
 
 using sqdiff::DType;
 
-class TargetGuard {
- public:
-  explicit TargetGuard(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
-  ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
-  TargetGuard(const TargetGuard&) = delete;
-  TargetGuard& operator=(const TargetGuard&) = delete;
-};
-
-std::vector<int64_t> targets_to_run() {
-  std::vector<int64_t> r;
-  const int64_t mask = sqdiff::detail::compiled_targets() & hwy::SupportedTargets();
-  for (int64_t t = mask; t != 0; t &= t - 1) r.push_back(t & -t);
-  return r;
-}
+using sqdiff_test::TargetGuard;
+using sqdiff_test::targets_to_run;
 
 constexpr DType kFloatTypes[] = {DType::f16, DType::bf16, DType::f32, DType::f64};
 constexpr std::size_t kGuard = 16;  // elements before and after each output

@@ -17,26 +17,14 @@
 #include <string>
 #include <vector>
 
-#include "kernels/kernel_table.hpp"
 #include "kernels/reduce_table.hpp"
 #include "reduce/square_bounds.hpp"
+#include "simd_target_guard.hpp"
 
 namespace {
 
-class TargetGuard {
- public:
-  explicit TargetGuard(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
-  ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
-  TargetGuard(const TargetGuard&) = delete;
-  TargetGuard& operator=(const TargetGuard&) = delete;
-};
-
-std::vector<int64_t> targets_to_run() {
-  std::vector<int64_t> r;
-  const int64_t mask = sqdiff::detail::compiled_targets() & hwy::SupportedTargets();
-  for (int64_t t = mask; t != 0; t &= t - 1) r.push_back(t & -t);
-  return r;
-}
+using sqdiff_test::TargetGuard;
+using sqdiff_test::targets_to_run;
 
 // A sum near an f32 or the midpoint above it, within about 2^-46 relative
 // (where the bound decides), or a special.

@@ -28,6 +28,7 @@
 
 #include "kernels/kernel_table.hpp"
 #include "oracle.hpp"
+#include "simd_target_guard.hpp"
 #include "sqdiff/sqdiff.hpp"
 
 namespace {
@@ -37,14 +38,8 @@ namespace values = sqdiff_test::values;
 using sqdiff::DType;
 using Shape = std::vector<int64_t>;
 
-// Forces one target for the lifetime of the guard.
-class TargetGuard {
- public:
-  explicit TargetGuard(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
-  ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
-  TargetGuard(const TargetGuard&) = delete;
-  TargetGuard& operator=(const TargetGuard&) = delete;
-};
+using sqdiff_test::TargetGuard;
+using sqdiff_test::targets_to_run;
 
 // Makes kernel_table() use, or not use, the AVX512-BF16 bf16 kernels for the
 // lifetime of the guard.
@@ -67,14 +62,6 @@ std::vector<bool> bf16_variants(int64_t target) {
 std::string target_description() {
   return sqdiff::active_simd_target() +
          (sqdiff::detail::kernel_table().bf16_instructions ? " (bf16 via AVX512-BF16)" : "");
-}
-
-// The targets to run: compiled into the library and supported by this CPU.
-std::vector<int64_t> targets_to_run() {
-  std::vector<int64_t> r;
-  const int64_t mask = sqdiff::detail::compiled_targets() & hwy::SupportedTargets();
-  for (int64_t t = mask; t != 0; t &= t - 1) r.push_back(t & -t);
-  return r;
 }
 
 std::vector<std::size_t> lengths() {

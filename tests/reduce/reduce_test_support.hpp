@@ -22,6 +22,7 @@
 
 #include "kernels/kernel_table.hpp"
 #include "reduce/gmp_oracle.hpp"
+#include "simd_target_guard.hpp"
 #include "sqdiff/sqdiff.hpp"
 
 namespace sqdiff_test::reduce {
@@ -48,30 +49,8 @@ inline std::vector<DType> output_types(DType input, bool mean) {
   }
 }
 
-// Forces one SIMD target (hwy::SetSupportedTargetsForTest) for its lifetime;
-// 0 forces nothing (the best target runs).
-class TargetGuard {
- public:
-  explicit TargetGuard(int64_t target) : forced_(target != 0) {
-    if (forced_) hwy::SetSupportedTargetsForTest(target);
-  }
-  ~TargetGuard() {
-    if (forced_) hwy::SetSupportedTargetsForTest(0);
-  }
-  TargetGuard(const TargetGuard&) = delete;
-  TargetGuard& operator=(const TargetGuard&) = delete;
-
- private:
-  bool forced_;
-};
-
-// Every SIMD target compiled into the library that this CPU has.
-inline std::vector<int64_t> targets_to_run() {
-  std::vector<int64_t> r;
-  const int64_t mask = sqdiff::detail::compiled_targets() & hwy::SupportedTargets();
-  for (int64_t t = mask; t != 0; t &= t - 1) r.push_back(t & -t);
-  return r;
-}
+using sqdiff_test::TargetGuard;
+using sqdiff_test::targets_to_run;
 
 inline std::string target_text(int64_t target) { return target == 0 ? "best target" : hwy::TargetName(target); }
 
