@@ -15,6 +15,7 @@
 #include "hwy/highway.h"
 #include "kernels/gather-inl.h"
 #include "kernels/half_convert-inl.h"
+#include "kernels/stream_stores-inl.h"
 #include "sqdiff/bfloat16.hpp"
 #include "sqdiff/float16.hpp"
 
@@ -52,17 +53,6 @@ struct NativeCodec {
     hn::Stream(v, d, aligned);
   }
 };
-
-// Highway 1.0.3 streams a 64-bit vector (f16 lanes of an SSE4 f32 vector) with
-// a 16-byte movntdq: misaligned and too wide. Those store normally.
-template <class DH>
-HWY_INLINE void StreamHalves(DH dh, hn::Vec<DH> v, hn::TFromD<DH>* aligned) {
-  if constexpr (hn::MaxLanes(DH()) * sizeof(hn::TFromD<DH>) >= 16) {
-    hn::Stream(v, dh, aligned);
-  } else {
-    hn::StoreU(v, dh, aligned);
-  }
-}
 
 // The exact conversions of half-precision storage (half_convert-inl.h) and the
 // scalar type whose widening is bit-identical to them (NaN quieting included).
@@ -383,17 +373,6 @@ HWY_INLINE void RowPartial(D d, const A& a, const B& b, typename Codec::Storage*
 #endif
 }
 
-// Elements before `out` reaches the alignment that streaming stores need, or
-// n when `out` can never get there (not even element-aligned).
-template <class Codec>
-HWY_INLINE size_t ElementsBeforeAligned(const typename Codec::Storage* out, size_t vector_bytes, size_t n) {
-  using S = typename Codec::Storage;
-  const auto address = reinterpret_cast<uintptr_t>(out);
-  if (address % sizeof(S) != 0) return n;
-  const size_t head = ((vector_bytes - address % vector_bytes) % vector_bytes) / sizeof(S);
-  return head < n ? head : n;
-}
-
 // out[i] = op(a[i], b[i]) for i < n. With kStream, the aligned body uses
 // non-temporal stores: the caller issues the fence (FlushStream) after the
 // last row of its share, before it reports completion.
@@ -402,7 +381,7 @@ HWY_INLINE void Row(D d, const A& a, const B& b, typename Codec::Storage* out, s
   const size_t lanes = hn::Lanes(d);
   size_t i = 0;
   if constexpr (kStream) {
-    const size_t head = ElementsBeforeAligned<Codec>(out, lanes * sizeof(typename Codec::Storage), n);
+    const size_t head = ElementsBeforeAligned(out, lanes * sizeof(typename Codec::Storage), n);
     for (; i + lanes <= head; i += lanes) {  // only when `out` cannot be aligned
       Codec::Store(d, Op::Apply(d, a.Load(d, i), b.Load(d, i)), out + i);
     }

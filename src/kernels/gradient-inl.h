@@ -18,6 +18,7 @@
 #include "hwy/highway.h"
 #include "kernels/gradient_table.hpp"
 #include "kernels/half_convert-inl.h"
+#include "kernels/stream_stores-inl.h"
 #include "kernels/widen_f64-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -71,22 +72,6 @@ struct StoreF64 {
   static HWY_INLINE void Scalar(double v, Storage* p) { *p = v; }
 };
 
-// A non-temporal store of a narrowed vector, or a plain one where Highway
-// 1.0.3 cannot stream it (vectors under 16 bytes, which it streams with a
-// misaligned 16-byte movntdq; the SCALAR and EMU128 targets).
-template <class DN>
-HWY_INLINE void StreamNarrowed(DN dn, hn::Vec<DN> v, hn::TFromD<DN>* aligned) {
-#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
-  hn::StoreU(v, dn, aligned);
-#else
-  if constexpr (hn::MaxLanes(DN()) * sizeof(hn::TFromD<DN>) >= 16) {
-    hn::Stream(v, dn, aligned);
-  } else {
-    hn::StoreU(v, dn, aligned);
-  }
-#endif
-}
-
 struct StoreF32 {
   using Storage = float;
   template <class D>
@@ -108,7 +93,7 @@ struct StoreF32 {
     Store(d, v, aligned);
 #else
     (void)d;
-    StreamNarrowed(hn::Rebind<float, D>(), hn::DemoteTo(hn::Rebind<float, D>(), v), aligned);
+    StreamHalves(hn::Rebind<float, D>(), hn::DemoteTo(hn::Rebind<float, D>(), v), aligned);
 #endif
   }
   static HWY_INLINE void Scalar(double v, Storage* p) { *p = static_cast<float>(v); }
@@ -124,7 +109,7 @@ struct StoreF16 {
   template <class D>
   static HWY_INLINE void Stream(D d, hn::Vec<D> v, Storage* aligned) {
     const hn::Rebind<float, D> df;
-    StreamNarrowed(hn::Rebind<Storage, D>(), NarrowF16(df, DemoteToOdd(d, v)), aligned);
+    StreamHalves(hn::Rebind<Storage, D>(), NarrowF16(df, DemoteToOdd(d, v)), aligned);
   }
   static HWY_INLINE void Scalar(double v, Storage* p) {
     const uint16_t bits = sqdiff::float16(ScalarDemoteToOdd(v)).bits();
@@ -142,7 +127,7 @@ struct StoreBF16 {
   template <class D>
   static HWY_INLINE void Stream(D d, hn::Vec<D> v, Storage* aligned) {
     const hn::Rebind<float, D> df;
-    StreamNarrowed(hn::Rebind<Storage, D>(), NarrowBF16(df, DemoteToOdd(d, v)), aligned);
+    StreamHalves(hn::Rebind<Storage, D>(), NarrowBF16(df, DemoteToOdd(d, v)), aligned);
   }
   static HWY_INLINE void Scalar(double v, Storage* p) {
     const uint16_t bits = sqdiff::bfloat16(ScalarDemoteToOdd(v)).bits();
@@ -205,10 +190,8 @@ void DifferenceProductRow(const void* a_raw, const void* b_raw, const void* g_ra
   if constexpr (kStream) {
     // Elements one by one up to where the first output's vectors are aligned
     // (never, for an output not aligned to its own elements).
-    O* first = ga != nullptr ? ga : gb;
-    const auto address = reinterpret_cast<uintptr_t>(first);
-    const size_t head = address % sizeof(O) != 0 ? n : ((vector_bytes - address % vector_bytes) % vector_bytes) / sizeof(O);
-    for (; i < head && i < n; ++i) DifferenceProductElement<Wide, Out>(a, b, g, ga, gb, i, unsure_count, unsure);
+    const size_t head = ElementsBeforeAligned(ga != nullptr ? ga : gb, vector_bytes, n);
+    for (; i < head; ++i) DifferenceProductElement<Wide, Out>(a, b, g, ga, gb, i, unsure_count, unsure);
     stream_a = ga != nullptr && StartsVector(ga, i, vector_bytes);
     stream_b = gb != nullptr && StartsVector(gb, i, vector_bytes);
   }
