@@ -2,6 +2,7 @@
 #pragma once
 
 #include "sqdiff/bfloat16.hpp"
+#include "sqdiff/bounded_partial_sums.hpp"
 #include "sqdiff/broadcast.hpp"
 #include "sqdiff/dtype.hpp"
 #include "sqdiff/error.hpp"

@@ -7,7 +7,7 @@ array or a scalar) and return lazy Dask arrays:
 
     squared_difference(a, b)         (a - b)**2, block by block
     subtract(a, b)                   a - b, block by block
-    sum_squared_difference(a, b)     the sum of (a - b)**2 over axes: exact partial sums in a tree
+    sum_squared_difference(a, b)     the sum of (a - b)**2 over axes: partial sums in a tree
     mean_squared_difference(a, b)    that sum divided by the number of terms
 
 They take the eager functions' keywords (less ``out``) and raise their errors
@@ -20,10 +20,18 @@ eager function reports first.)
 
 The results are bit-identical to the eager module's for any chunking, any
 ``split_every`` and any number of workers: the element-wise ops are the eager
-ops on each block, and each block of a reduction yields the library's exact
-partial state (``sqdiff._partial_sum_squared_difference``), which a tree of
-tasks adds exactly (``sqdiff._combine_partial_sums``) and which is rounded
-once, at the end (``sqdiff._finish_partial_sums``).
+ops on each block. Each block of a float reduction yields the library's
+bounded partial state (``sqdiff._bounded_partial_sum_squared_difference``: the
+eager fast path's sums, each with a rigorous error bound), which a tree of
+tasks adds with the bounds (``sqdiff._combine_bounded_partial_sums``) and
+which is rounded once, at the end, where the bound decides the rounding
+(``sqdiff._finish_bounded_partial_sums``): almost always. An output block it
+leaves undecided (a sum on or within about 2^-40 of a rounding boundary, such
+as an odd integer sum beyond 2**24 for float32) is summed again from the
+inputs, in that task, with the exact partial states
+(``sqdiff._partial_sum_squared_difference``, added exactly and rounded), which
+integer inputs always use. So a reduction reads its inputs once, at the
+eager call's speed, and twice in the rare undecided case.
 
 Each block runs with ``threads=1`` by default: Dask provides the parallelism,
 and more threads per task would oversubscribe the cores. The functions the
@@ -50,6 +58,7 @@ import re
 
 import dask
 import dask.array as _da
+import dask.base as _dask_base
 import numpy as _np
 
 import sqdiff as _sqdiff
@@ -358,14 +367,23 @@ def _partial_block(a, b, *, axes, broadcast, broadcast_axis, threads, dtype_keyw
                                                    broadcast_axis=broadcast_axis, threads=threads, dtype=dtype_keyword)
 
 
+def _bounded_block(a, b, *, axes, broadcast, broadcast_axis, threads, dtype_keyword, out_dtype):
+    """A task: the bounded partial state of one block of each input (the fast
+    path's sums with their error bounds), shape (..., 4)."""
+    return _sqdiff._bounded_partial_sum_squared_difference(a, b, axes, keepdims=True, broadcast=broadcast,
+                                                           broadcast_axis=broadcast_axis, threads=threads,
+                                                           dtype=dtype_keyword, out_dtype=out_dtype)
+
+
 def _pass_states(states, axis, keepdims):
     """da.reduction's per-chunk step: the blocks already are partial states."""
     return states
 
 
-def _combine_states(states, axis, keepdims, *, input_dtype):
+def _combine_states(states, axis, keepdims, *, input_dtype, combine):
     """A task of the tree: the states side by side along `axis` (as Dask
-    concatenates them) added exactly into one, into a new array."""
+    concatenates them) added into one (`combine`: exactly, or with their
+    bounds), into a new array."""
     states = _np.asarray(states)
     index = [slice(None)] * states.ndim
     total = None
@@ -376,7 +394,7 @@ def _combine_states(states, axis, keepdims, *, input_dtype):
         if total is None:
             total = _np.array(piece, order="C")  # a copy: the inputs belong to other tasks
         else:
-            _sqdiff._combine_partial_sums(input_dtype, total, piece)
+            combine(input_dtype, total, piece)
     return total
 
 
@@ -391,6 +409,54 @@ def _finish_states(states, *, input_dtype, count, mean, out_dtype, squeeze, resu
     return result.reshape(shape)
 
 
+# How many output blocks were summed again exactly since the process started
+# (the threaded and synchronous schedulers run the tasks in this process; the
+# tests read it).
+_exact_fallbacks = 0
+
+
+class _ExactFallback:
+    """The exact reduction (exact partial states, added and rounded), computed
+    block by block only where the bounded states leave an output undecided.
+    A plain object, not a collection: Dask neither computes it with the graph
+    nor makes the graph depend on it; the finishing task computes the block it
+    needs, synchronously, in its own thread."""
+
+    __slots__ = ("result",)
+
+    def __init__(self, result):
+        self.result = result
+
+    def __dask_tokenize__(self):
+        return ("sqdiff-exact-fallback", self.result.name)
+
+    def block(self, block_id):
+        global _exact_fallbacks
+        _exact_fallbacks += 1
+        # A 0-d result is its one block (Dask 2022.12's .blocks[()] yields a key, not an array).
+        block = self.result if self.result.ndim == 0 else self.result.blocks[tuple(block_id)]
+        return _dask_base.compute(block, scheduler="sync")[0]
+
+
+def _finish_bounded(states, where, *, input_dtype, count, mean, out_dtype, squeeze, result_dtype, block_grid,
+                    fallback):
+    """The last task of each output block of a float reduction: the bounded
+    states rounded once where their bounds decide (almost everywhere), the
+    other outputs taken from the exact reduction's block (`where` holds the
+    block's flat index in `block_grid`)."""
+    shape = tuple(d for i, d in enumerate(states.shape[:-1]) if i not in squeeze)
+    result, undecided = _sqdiff._finish_bounded_partial_sums(input_dtype, states, count, mean=mean,
+                                                             out_dtype=out_dtype)
+    if result.dtype != result_dtype:
+        result = result.view(result_dtype)
+    result = result.reshape(shape)
+    undecided = undecided.reshape(shape)
+    if undecided.any():
+        block_id = _np.unravel_index(int(_np.asarray(where).item()), block_grid)
+        _np.copyto(result, _np.asarray(fallback.block(block_id), dtype=result.dtype), where=undecided)
+    return result
+
+
 def _reduction(op, a, b, axis, keepdims, dtype, broadcast, broadcast_axis, threads, split_every):
     mean = op == "mean_squared_difference"
     a, b = _operand(op, "a", a), _operand(op, "b", b)
@@ -401,37 +467,61 @@ def _reduction(op, a, b, axis, keepdims, dtype, broadcast, broadcast_axis, threa
     rank = len(shape)
     axes = _reduced_axes(axis, rank)
     input_dtype = _input_dtype(op, a, b, dtype)
-    words = _sqdiff._partial_sum_words(input_dtype)
     bf16 = input_dtype == "bfloat16"
     partial_dtype = "bfloat16" if bf16 else None
     out_dtype = None if dtype is None or bf16 and isinstance(dtype, str) and dtype in _BF16_NAMES else dtype
-
-    states = _da.blockwise(
-        _partial_block, tuple(range(rank + 1)), *_blockwise_inputs(a, b, broadcast, broadcast_axis, rank),
-        new_axes={rank: words}, adjust_chunks={i: 1 for i in axes},
-        axes=axes, broadcast=broadcast, broadcast_axis=_block_alignment(a, b, broadcast, broadcast_axis),
-        threads=threads, dtype_keyword=partial_dtype, token=f"sqdiff-{op}-partial", align_arrays=True,
-        meta=_np.empty((0,) * (rank + 1), dtype=_np.uint64))
-    if axes:
-        states = _da.reduction(
-            states, _pass_states, functools.partial(_combine_states, input_dtype=input_dtype),
-            combine=functools.partial(_combine_states, input_dtype=input_dtype), axis=axes, keepdims=True,
-            dtype=_np.uint64, split_every=split_every, concatenate=True, name=f"sqdiff-{op}-combine",
-            meta=_np.empty((0,) * (rank + 1), dtype=_np.uint64))
     count = 1
     for i in axes:
         count *= shape[i]
     squeeze = () if keepdims else axes
     out_rank = rank - len(squeeze)
+    # The dims dropped by the finishing tasks (the squeezed ones and the state's words) are one block each.
+    dropped = set(squeeze) | {rank}
+    finish_keywords = dict(input_dtype=input_dtype, count=count, mean=mean, out_dtype=out_dtype, squeeze=squeeze,
+                           result_dtype=one.dtype)
+
+    def states_of(kind, block, combine, words, **keywords):
+        states = _da.blockwise(
+            block, tuple(range(rank + 1)), *_blockwise_inputs(a, b, broadcast, broadcast_axis, rank),
+            new_axes={rank: words}, adjust_chunks={i: 1 for i in axes},
+            axes=axes, broadcast=broadcast, broadcast_axis=_block_alignment(a, b, broadcast, broadcast_axis),
+            threads=threads, dtype_keyword=partial_dtype, token=f"sqdiff-{op}-{kind}-partial", align_arrays=True,
+            meta=_np.empty((0,) * (rank + 1), dtype=_np.uint64), **keywords)
+        if axes:
+            add = functools.partial(_combine_states, input_dtype=input_dtype, combine=combine)
+            states = _da.reduction(
+                states, _pass_states, add, combine=add, axis=axes, keepdims=True, dtype=_np.uint64,
+                split_every=split_every, concatenate=True, name=f"sqdiff-{op}-{kind}-combine",
+                meta=_np.empty((0,) * (rank + 1), dtype=_np.uint64))
+        return states
+
+    # The exact reduction: exact partial states, added exactly and rounded once.
     # blockwise, not map_blocks(drop_axis=...): Dask 2022.12 (Debian 12's) deprecates map_blocks'
     # token= with a FutureWarning, and its name= is a prefix there but the whole key later.
-    # The dims dropped (the squeezed ones and the state's words) are one block each.
-    dropped = set(squeeze) | {rank}
+    exact_states = states_of("exact", _partial_block, _sqdiff._combine_partial_sums,
+                             _sqdiff._partial_sum_words(input_dtype))
+    exact = _da.blockwise(
+        _finish_states, tuple(i for i in range(rank + 1) if i not in dropped), exact_states, tuple(range(rank + 1)),
+        dtype=one.dtype, meta=_np.empty((0,) * out_rank, dtype=one.dtype), token=f"sqdiff-{op}", concatenate=True,
+        **finish_keywords)
+    if not bf16 and _np.dtype(input_dtype).kind in "iu":
+        return exact  # sums of integer squares: the exact states are the fast path
+
+    # Float inputs: the bounded states, at the fast path's speed; an output whose
+    # bound straddles a rounding boundary takes the exact reduction's block instead.
+    bounded_states = states_of("bounded", _bounded_block, _sqdiff._combine_bounded_partial_sums,
+                               _sqdiff._BOUNDED_PARTIAL_SUM_WORDS, out_dtype=out_dtype)
+    # Each finishing task learns its block's location (which the fallback needs) from a
+    # small array beside the states: element i of `where` is block i's flat index. (map_blocks'
+    # block_id would do, but Dask 2022.12 cannot run an empty one and reads its name= otherwise.)
+    out_index = tuple(i for i in range(rank + 1) if i not in dropped)
+    numblocks = tuple(bounded_states.numblocks[i] for i in out_index)
+    where = _da.from_array(_np.arange(_np.prod(numblocks, dtype=_np.int64)).reshape(numblocks),
+                           chunks=(1,) * len(numblocks), name=f"sqdiff-block-index-{_dask_base.tokenize(numblocks)}")
     return _da.blockwise(
-        _finish_states, tuple(i for i in range(rank + 1) if i not in dropped), states, tuple(range(rank + 1)),
-        input_dtype=input_dtype, count=count, mean=mean, out_dtype=out_dtype, squeeze=squeeze,
-        result_dtype=one.dtype, dtype=one.dtype, meta=_np.empty((0,) * out_rank, dtype=one.dtype),
-        token=f"sqdiff-{op}", concatenate=True)
+        _finish_bounded, out_index, bounded_states, tuple(range(rank + 1)), where, out_index, dtype=one.dtype,
+        meta=_np.empty((0,) * out_rank, dtype=one.dtype), token=f"sqdiff-{op}", concatenate=True,
+        align_arrays=False, block_grid=numblocks, fallback=_ExactFallback(exact), **finish_keywords)
 
 
 _REDUCTION_PARAMETERS = """\

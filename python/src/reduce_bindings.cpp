@@ -1,6 +1,6 @@
 // The compiled part of the reductions, gradients and partial sums:
 // sqdiff._sqdiff.reduce, .squared_difference_backward, .subtract_backward and
-// the private _partial_* helpers behind sqdiff.dask. Like the element-wise
+// the private _partial_* and _bounded_partial_* helpers behind sqdiff.dask. Like the element-wise
 // functions, each converts its arguments (binding_common.hpp), releases the
 // GIL and calls the library; signatures, weak Python scalars and docstrings
 // are in sqdiff/__init__.py.
@@ -376,6 +376,71 @@ py::array finish_partial_sums(py::handle dtype, py::handle partials_object, py::
   return std::move(target.array);
 }
 
+// --- the bounded partial sums: sqdiff.dask's fast path ----------------------
+
+py::array bounded_partial_sum_squared_difference(py::handle a_object, py::handle b_object, py::handle axis,
+                                                 py::handle keepdims, py::handle broadcast, py::handle broadcast_axis,
+                                                 py::handle threads, py::handle dtype, py::handle out_dtype) {
+  constexpr std::string_view op = "_bounded_partial_sum_squared_difference";
+  const sqdiff::ReduceOptions options = reduce_options(op, axis, keepdims, broadcast, broadcast_axis, threads);
+  const std::optional<DType> requested = parse_dtype(op, dtype);
+  const Input a = make_input(op, "a", a_object, requested);
+  const Input b = make_input(op, "b", b_object, requested);
+  fail_unless_same_type(op, a, b);
+  const DType output = parse_dtype(op, out_dtype).value_or(default_output(a.view.dtype, false));
+  const Shape broadcast_shape = output_shape(op, a, b, options.broadcast);
+  Shape shape = renamed(op, [&] { return sqdiff::reduced_shape(broadcast_shape, options.axes, options.keepdims); });
+  shape.push_back(static_cast<int64_t>(sqdiff::kBoundedPartialSumWords));
+  py::array states = new_c_array(py::dtype("uint64"), shape);
+  auto* data = static_cast<uint64_t*>(states.mutable_data());
+  {
+    const py::gil_scoped_release release;
+    sqdiff::bounded_partial_sum_squared_difference(a.view, b.view, output, data, options);
+  }
+  return states;
+}
+
+py::object combine_bounded_partial_sums(py::handle dtype, py::handle into_object, py::handle from_object) {
+  constexpr std::string_view op = "_combine_bounded_partial_sums";
+  const DType input = input_type(op, dtype);
+  if (!py::isinstance<py::array>(into_object) || !py::isinstance<py::array>(from_object)) {
+    type_error(std::string(op) + ": into and frm must be numpy.ndarray");
+  }
+  auto into = py::reinterpret_borrow<py::array>(into_object);
+  const auto from = py::reinterpret_borrow<py::array>(from_object);
+  check_states(op, "into", into, sqdiff::kBoundedPartialSumWords);
+  check_states(op, "frm", from, sqdiff::kBoundedPartialSumWords);
+  if (shape_of(into) != shape_of(from)) {
+    fail(op, "into has shape " + shape_text(shape_of(into)) + " but frm has " + shape_text(shape_of(from)));
+  }
+  if (!into.writeable()) fail(op, "into is read-only");
+  const auto outputs = static_cast<int64_t>(into.size() / static_cast<py::ssize_t>(sqdiff::kBoundedPartialSumWords));
+  sqdiff::combine_bounded_partial_sums(input, static_cast<uint64_t*>(into.mutable_data()),
+                                       static_cast<const uint64_t*>(from.data()), outputs);
+  return py::reinterpret_borrow<py::object>(into_object);
+}
+
+// (result, undecided): the outputs the states' bounds decide, and a bool
+// array marking the others, which the caller sums again exactly.
+py::tuple finish_bounded_partial_sums(py::handle dtype, py::handle states_object, py::handle count_object, bool mean,
+                                      py::handle out_dtype) {
+  constexpr std::string_view op = "_finish_bounded_partial_sums";
+  const DType input = input_type(op, dtype);
+  if (!py::isinstance<py::array>(states_object)) type_error(std::string(op) + ": states must be numpy.ndarray");
+  const auto states = py::reinterpret_borrow<py::array>(states_object);
+  check_states(op, "states", states, sqdiff::kBoundedPartialSumWords);
+  const int64_t count = to_int64(op, "count", count_object);
+  const DType output = parse_dtype(op, out_dtype).value_or(default_output(input, mean));
+  Shape shape = shape_of(states);
+  shape.pop_back();
+  Target target = new_target(output, shape);
+  py::array undecided = new_c_array(py::dtype("bool"), shape);
+  const sqdiff::TensorView out_view{target.array.mutable_data(), output, shape, {}};
+  sqdiff::finish_bounded_partial_sums(input, static_cast<const uint64_t*>(states.data()), count, mean, out_view,
+                                      static_cast<uint8_t*>(undecided.mutable_data()));
+  return py::make_tuple(std::move(target.array), std::move(undecided));
+}
+
 }  // namespace
 
 void define_reductions(py::module_& m) {
@@ -404,6 +469,13 @@ void define_reductions(py::module_& m) {
         "See sqdiff._combine_partial_sums.");
   m.def("finish_partial_sums", &finish_partial_sums, py::arg("dtype"), py::arg("partials"), py::arg("count"),
         py::arg("mean"), py::arg("out_dtype"), "See sqdiff._finish_partial_sums.");
+  m.def("bounded_partial_sum_squared_difference", &bounded_partial_sum_squared_difference, py::arg("a"), py::arg("b"),
+        py::arg("axis"), py::arg("keepdims"), py::arg("broadcast"), py::arg("broadcast_axis"), py::arg("threads"),
+        py::arg("dtype"), py::arg("out_dtype"), "See sqdiff._bounded_partial_sum_squared_difference.");
+  m.def("combine_bounded_partial_sums", &combine_bounded_partial_sums, py::arg("dtype"), py::arg("into"),
+        py::arg("frm"), "See sqdiff._combine_bounded_partial_sums.");
+  m.def("finish_bounded_partial_sums", &finish_bounded_partial_sums, py::arg("dtype"), py::arg("states"),
+        py::arg("count"), py::arg("mean"), py::arg("out_dtype"), "See sqdiff._finish_bounded_partial_sums.");
 }
 
 }  // namespace sqdiff_python

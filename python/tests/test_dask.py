@@ -446,7 +446,8 @@ def test_each_block_runs_with_one_thread_by_default(monkeypatch):
 
     # The blocks' calls, counted from here on (the graphs are built: no stand-in calls).
     monkeypatch.setitem(sd._EAGER, "squared_difference", spy(sqdiff.squared_difference))
-    monkeypatch.setattr(sqdiff, "_partial_sum_squared_difference", spy(sqdiff._partial_sum_squared_difference))
+    monkeypatch.setattr(sqdiff, "_bounded_partial_sum_squared_difference",
+                        spy(sqdiff._bounded_partial_sum_squared_difference))
     with dask.config.set(scheduler="sync"):
         dask.compute(*default)
         assert calls == [1] * 8, calls

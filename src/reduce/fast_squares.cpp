@@ -11,6 +11,7 @@
 
 #include "kernels/kernel_table.hpp"
 #include "kernels/reduce_table.hpp"
+#include "reduce/bounded_sum.hpp"
 #include "reduce/element_access.hpp"
 #include "reduce/exact_reduce.hpp"
 #include "reduce/rounding.hpp"
@@ -44,6 +45,7 @@ struct Reduction {
   const ReduceCall& call;
   const ReducePlan& plan;
   uint64_t* results;
+  BoundedSum* bounded;  // not null: each output's sum and bound, not its rounding
   const SquareKernels& kernels;
   GatherKernel gather;
   std::size_t element_size;
@@ -52,10 +54,11 @@ struct Reduction {
   std::vector<ReduceDim> summed;
   std::vector<ReduceDim> outer_summed;  // rows mode: the reduced dims above the innermost
 
-  Reduction(const ReduceCall& c, const ReducePlan& p, uint64_t* r)
+  Reduction(const ReduceCall& c, const ReducePlan& p, uint64_t* r, BoundedSum* b)
       : call(c),
         plan(p),
         results(r),
+        bounded(b),
         kernels(reduce_kernel_table().for_input(c.input)),
         gather(kernel_table().gather.for_size(dtype_size(c.input))),
         element_size(dtype_size(c.input)),
@@ -70,6 +73,10 @@ struct Reduction {
 
   // Rounds one output's sum (or sends it down the exact path) and writes it.
   void finish(int64_t ordinal, const Offsets& base, int64_t out_offset, const SquareSums& sums, int64_t chain) const {
+    if (bounded != nullptr) {
+      bounded[ordinal] = bounded_of(sums, double_precision, chain);
+      return;
+    }
     const uint64_t bits = round_sums(base, sums, chain);
     if (results != nullptr) {
       results[ordinal] = bits;
@@ -79,20 +86,10 @@ struct Reduction {
   }
 
   uint64_t round_sums(const Offsets& base, const SquareSums& sums, int64_t chain) const {
-    if (!sums.needs_exact) {
-      // Squares are never negative: a NaN (a NaN input, inf - inf) or +inf
-      // (an infinite input) in the sum is the result's; a zero sum is +0.
-      if (std::isnan(sums.hi)) return nan_bits(call.output);
-      if (std::isinf(sums.hi)) return infinity_bits(call.output, false);
-      if (sums.hi == 0 && sums.lo == 0) return zero_bits(call.output, false);
-      std::optional<Approximation> x = double_precision ? bound_double(sums, chain) : bound_single(sums);
-      if (call.mean) x = divide(*x, static_cast<uint64_t>(call.count));
-      if (x) {
-        if (call.output == DType::f32) {
-          if (const std::optional<uint64_t> bits = round_to_f32_if_decided(*x)) return *bits;
-        }
-        if (const std::optional<uint64_t> bits = round_if_decided(*x, call.output)) return *bits;
-      }
+    const BoundedSum sum = bounded_of(sums, double_precision, chain);
+    if (const std::optional<uint64_t> bits =
+            round_bounded(sum, call.mean, static_cast<uint64_t>(call.count), call.output)) {
+      return *bits;
     }
     g_exact.fetch_add(1, std::memory_order_relaxed);
     const ExactSum exact = exact_output_sum(call, summed, base);
@@ -463,7 +460,7 @@ void pairwise_rows(void* context, std::size_t begin, std::size_t count) {
   // about 25 ns each, 4-10 times the kernel's time (1024 x 1024, K = 16 and
   // 64). What it leaves undecided, and other outputs, go through finish,
   // which decides with the same bound.
-  if (r.call.output != DType::f32 || r.call.mean || r.results != nullptr) {
+  if (r.call.output != DType::f32 || r.call.mean || r.results != nullptr || r.bounded != nullptr) {
     for (std::size_t m = 0; m < count; ++m) {
       for (std::size_t n = 0; n < n_count; ++n) finish(m, n);
     }
@@ -497,19 +494,30 @@ FastSquareCounts fast_square_counts() {
   return {g_outputs.load() - exact, exact};
 }
 
-void fast_square_reduction(const ReduceCall& call, const ReducePlan& plan, int threads, uint64_t* results) {
-  const Reduction r(call, plan, results);
-  g_outputs.fetch_add(call.outputs, std::memory_order_relaxed);
+namespace {
+
+void run(const Reduction& r, int threads) {
+  if (r.bounded == nullptr) g_outputs.fetch_add(r.call.outputs, std::memory_order_relaxed);
   if (const auto shape = pairwise_shape(r)) {
     PairwiseTask task{&r, *shape};
-    parallel_for(threads, static_cast<std::size_t>(plan.dims[0].size), kPairwiseRows, &pairwise_rows, &task);
+    parallel_for(threads, static_cast<std::size_t>(r.plan.dims[0].size), kPairwiseRows, &pairwise_rows, &task);
     return;
   }
-  if (plan.innermost_reduced()) {
+  if (r.plan.innermost_reduced()) {
     run_rows(r, threads);
   } else {
     run_columns(r, threads);
   }
+}
+
+}  // namespace
+
+void fast_square_reduction(const ReduceCall& call, const ReducePlan& plan, int threads, uint64_t* results) {
+  run(Reduction(call, plan, results, nullptr), threads);
+}
+
+void fast_square_bounds(const ReduceCall& call, const ReducePlan& plan, int threads, BoundedSum* sums) {
+  run(Reduction(call, plan, nullptr, sums), threads);
 }
 
 }  // namespace sqdiff::detail

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "reduce/bounded_sum.hpp"
 #include "reduce/reduce_call.hpp"
 #include "reduce/reduce_plan.hpp"
 
@@ -18,6 +19,11 @@ namespace sqdiff::detail {
 // the output, or to `results[ordinal]` (row-major over the output) when not
 // null. Never fails.
 void fast_square_reduction(const ReduceCall& call, const ReducePlan& plan, int threads, uint64_t* results);
+
+// The same sums, each with its error bound, into `sums[ordinal]` instead of
+// rounded (the bounded partial states): the output type of `call` sets the
+// precision (double-double for f64, as when rounding into it).
+void fast_square_bounds(const ReduceCall& call, const ReducePlan& plan, int threads, BoundedSum* sums);
 
 // Tests compare the fast paths against the exact one: false sends every
 // output down the exact path, the gradients' too (reduce/gradient_run.cpp).

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "reduce/bounded_sum.hpp"
 #include "reduce/element_access.hpp"
 #include "reduce/exact_reduce.hpp"
 #include "reduce/fast_squares.hpp"
@@ -28,6 +29,7 @@ struct Job {
   std::vector<ReduceDim> summed;
   uint64_t* results;  // buffered results by output ordinal, or null: written in place
   bool partial = false;  // write exact states, not rounded values
+  BoundedSum* bounded = nullptr;  // not null: the exact sums as bounded ones, by ordinal
   bool integer_squares = false;  // sums of integer squares: exact, in 192 bits
   std::atomic<int64_t> first_failure{std::numeric_limits<int64_t>::max()};
 };
@@ -46,6 +48,11 @@ void run_outputs(void* context, std::size_t begin, std::size_t count) {
     const std::array<int64_t, kMaxOperands> base = {walk.offset(0), walk.offset(1), walk.offset(2)};
     const ExactSum sum = job.integer_squares ? integer_square_sum(call, job.summed, base)
                                              : exact_output_sum(call, job.summed, base);
+    if (job.bounded != nullptr) {
+      job.bounded[ordinal] = bounded_of(sum);
+      walk.next();
+      continue;
+    }
     if (job.partial) {
       sum.store(reinterpret_cast<uint64_t*>(call.out) + walk.out_offset() * static_cast<int64_t>(sum.words()));
       walk.next();
@@ -94,6 +101,30 @@ void execute_partial_reduction(const ReduceCall& call) {
   job.partial = true;
   job.integer_squares = !is_float_type(call.input) && call.term == Term::square_of_difference;
   run_job(job);
+}
+
+std::vector<BoundedSum> execute_bounded_partial_reduction(const ReduceCall& call) {
+  std::vector<BoundedSum> by_offset(static_cast<std::size_t>(call.outputs));
+  if (call.outputs == 0) return by_offset;
+  const ReducePlan plan = make_reduce_plan(call);
+  Job job;
+  job.call = &call;
+  job.kept = plan.kept();
+  job.summed = plan.summed();
+  job.results = nullptr;
+  std::vector<BoundedSum> by_ordinal(static_cast<std::size_t>(call.outputs));
+  if (call.count > 0 && !plan.dims.empty() && fast_square_reductions_enabled()) {
+    fast_square_bounds(call, plan, threads_for(call), by_ordinal.data());
+  } else {
+    job.bounded = by_ordinal.data();
+    run_job(job);
+  }
+  DimWalker walk(job.kept);
+  for (const BoundedSum& sum : by_ordinal) {
+    by_offset[static_cast<std::size_t>(walk.out_offset())] = sum;
+    walk.next();
+  }
+  return by_offset;
 }
 
 void execute_reduction(std::string_view op, const ReduceCall& call) {

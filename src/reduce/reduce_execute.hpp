@@ -5,7 +5,9 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
+#include "reduce/bounded_sum.hpp"
 #include "reduce/reduce_call.hpp"
 
 namespace sqdiff::detail {
@@ -17,5 +19,10 @@ void execute_reduction(std::string_view op, const ReduceCall& call);
 // Writes each output element's exact state (ExactSum::store, `words` words)
 // instead of its rounded value: call.out holds the states, densely.
 void execute_partial_reduction(const ReduceCall& call);
+
+// Each output element's sum with its error bound, by its offset in the dense
+// output (the fast paths' sums; the exact ones where those do not run): for
+// float inputs, at the precision of call.output.
+std::vector<BoundedSum> execute_bounded_partial_reduction(const ReduceCall& call);
 
 }  // namespace sqdiff::detail

@@ -1,0 +1,190 @@
+// Bounded partial states of sum_squared_difference: the fast paths' sums with
+// their bounds, computed, combined and rounded apart.
+#include "sqdiff/bounded_partial_sums.hpp"
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "reduce/bounded_sum.hpp"
+#include "reduce/element_access.hpp"
+#include "reduce/reduce_call.hpp"
+#include "reduce/reduce_execute.hpp"
+#include "reduce/rounding.hpp"
+#include "shape/broadcast_rules.hpp"
+#include "shape/dense_strides.hpp"
+#include "shape/validate.hpp"
+#include "sqdiff/error.hpp"
+
+namespace sqdiff {
+namespace {
+
+using detail::BoundedSum;
+
+// The tag word, the state's last:
+//   bits 63-40  kMagic ("SQB")
+//   bits 39-32  kVersion, the layout's version
+//   bits 15-8   the input type (DType)
+//   bits  7-0   BoundedSum's flags
+constexpr uint64_t kMagic = 0x535142;
+constexpr uint64_t kVersion = 1;
+
+uint64_t tag_of(DType input, uint32_t flags) {
+  return kMagic << 40 | kVersion << 32 | static_cast<uint64_t>(input) << 8 | flags;
+}
+
+void store(const BoundedSum& sum, DType input, uint64_t* to) {
+  to[0] = std::bit_cast<uint64_t>(sum.value.hi);
+  to[1] = std::bit_cast<uint64_t>(sum.value.lo);
+  to[2] = std::bit_cast<uint64_t>(sum.value.error);
+  to[3] = tag_of(input, sum.flags);
+}
+
+std::string hex(uint64_t word) {
+  char text[19];
+  std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(word));
+  return text;
+}
+
+[[noreturn]] void refuse_state(const char* op, const char* name, int64_t index, const std::string& what) {
+  throw Error(std::string(op) + ": " + name + " " + std::to_string(index) + " " + what +
+              "; a bounded state must come from bounded_partial_sum_squared_difference or "
+              "combine_bounded_partial_sums of this library, for inputs of the type it is passed with");
+}
+
+// State `index` of `states`, once checked to be what this library's bounded
+// functions write for inputs of type `input`: its tag (mark, version, input
+// type, known flags), and values a sum of squares can have (finite, never
+// negative; all zero when a flag replaces them).
+BoundedSum checked_state(const char* op, const char* name, DType input, const uint64_t* states, int64_t index) {
+  const uint64_t* words = states + static_cast<std::size_t>(index) * kBoundedPartialSumWords;
+  const uint64_t tag = words[3];
+  if (tag >> 40 != kMagic) {
+    refuse_state(op, name, index, "is not a bounded state: its last word, " + hex(tag) + ", lacks the state's mark");
+  }
+  if ((tag >> 32 & 0xff) != kVersion) {
+    refuse_state(op, name, index,
+                 "is a bounded state of layout version " + std::to_string(tag >> 32 & 0xff) +
+                     ", which this library does not read (it writes version " + std::to_string(kVersion) + ")");
+  }
+  const uint64_t type = tag >> 8 & 0xff;
+  if (type != static_cast<uint64_t>(input)) {
+    const bool known = type < static_cast<uint64_t>(kDTypeCount);
+    refuse_state(op, name, index,
+                 "is a state of " +
+                     (known ? std::string(dtype_name(static_cast<DType>(type))) : "type " + std::to_string(type)) +
+                     " inputs, not of " + std::string(dtype_name(input)) + " inputs");
+  }
+  if ((tag & 0xffff0000) != 0 || (tag & 0xff & ~uint64_t{BoundedSum::kKnownFlags}) != 0) {
+    refuse_state(op, name, index, "has unknown bits in its tag word, " + hex(tag));
+  }
+  BoundedSum sum;
+  sum.flags = static_cast<uint32_t>(tag & 0xff);
+  sum.value = {std::bit_cast<double>(words[0]), std::bit_cast<double>(words[1]), std::bit_cast<double>(words[2])};
+  if (sum.flags != 0) {
+    if (words[0] != 0 || words[1] != 0 || words[2] != 0) {
+      refuse_state(op, name, index, "is flagged but holds a sum");
+    }
+    return sum;
+  }
+  const auto& v = sum.value;
+  if (!std::isfinite(v.hi) || !std::isfinite(v.lo) || !std::isfinite(v.error) || v.hi < 0 || v.error < 0 ||
+      std::signbit(v.hi) || (v.hi == 0 && v.lo != 0)) {
+    refuse_state(op, name, index, "holds values that are not a bounded sum of squares");
+  }
+  return sum;
+}
+
+bool overlap(const uint64_t* x, const uint64_t* y, std::size_t words) {
+  const auto a = reinterpret_cast<std::uintptr_t>(x);
+  const auto b = reinterpret_cast<std::uintptr_t>(y);
+  const std::size_t bytes = words * sizeof(uint64_t);
+  return a < b + bytes && b < a + bytes;
+}
+
+void check_float_input(const char* op, DType input) {
+  detail::check_dtype_is_valid(op, input);
+  if (!detail::is_float_type(input)) {
+    throw Error(std::string(op) + ": bounded states are for float inputs, not " + std::string(dtype_name(input)) +
+                " (sums of integer squares are exact: use partial_sum_squared_difference's states)");
+  }
+}
+
+}  // namespace
+
+void bounded_partial_sum_squared_difference(const ConstTensorView& a, const ConstTensorView& b, DType out,
+                                            uint64_t* states, const ReduceOptions& options) {
+  constexpr const char* op = "bounded_partial_sum_squared_difference";
+  check_float_input(op, a.dtype);
+  detail::check_dtype_is_valid(op, out);
+  detail::check_reduction_output_type(op, a.dtype, out, false);
+  detail::ReduceCall call = detail::validate_partial_reduction(op, a, b, states, kBoundedPartialSumWords, options);
+  call.output = out;
+  const std::vector<BoundedSum> sums = detail::execute_bounded_partial_reduction(call);
+  for (std::size_t i = 0; i < sums.size(); ++i) store(sums[i], a.dtype, states + i * kBoundedPartialSumWords);
+}
+
+void combine_bounded_partial_sums(DType input, uint64_t* into, const uint64_t* from, int64_t outputs) {
+  constexpr const char* op = "combine_bounded_partial_sums";
+  check_float_input(op, input);
+  if (outputs < 0) throw Error(std::string(op) + ": outputs " + std::to_string(outputs) + " is negative");
+  if (outputs == 0) return;
+  if (into == nullptr || from == nullptr) {
+    throw Error(std::string(op) + ": a states pointer is null, but there are " + std::to_string(outputs) + " outputs");
+  }
+  const auto count = static_cast<std::size_t>(outputs);
+  if (count > std::numeric_limits<std::size_t>::max() / sizeof(uint64_t) / kBoundedPartialSumWords) {
+    throw Error(std::string(op) + ": " + std::to_string(outputs) + " states do not fit in memory");
+  }
+  if (into != from && overlap(into, from, count * kBoundedPartialSumWords)) {
+    throw Error(std::string(op) + ": into and from overlap without being the same states");
+  }
+  for (int64_t i = 0; i < outputs; ++i) {
+    checked_state(op, "into's state", input, into, i);
+    checked_state(op, "from's state", input, from, i);
+  }
+  for (int64_t i = 0; i < outputs; ++i) {
+    const BoundedSum sum = detail::add_bounded(checked_state(op, "into's state", input, into, i),
+                                               checked_state(op, "from's state", input, from, i));
+    store(sum, input, into + static_cast<std::size_t>(i) * kBoundedPartialSumWords);
+  }
+}
+
+int64_t finish_bounded_partial_sums(DType input, const uint64_t* states, int64_t count, bool mean,
+                                    const TensorView& out, uint8_t* undecided) {
+  constexpr const char* op = "finish_bounded_partial_sums";
+  check_float_input(op, input);
+  detail::check_dtype_is_valid(op, out.dtype);
+  detail::check_reduction_output_type(op, input, out.dtype, mean);
+  const int64_t outputs = detail::element_count(out.shape);
+  if (outputs < 0) throw Error(std::string(op) + ": the output's element count overflows int64");
+  if (!out.strides.empty() && !(detail::dense_strides(out.shape) == std::span<const int64_t>(out.strides))) {
+    throw Error(std::string(op) + ": the output must be dense (row-major)");
+  }
+  if (outputs > 0 && (out.data == nullptr || states == nullptr || undecided == nullptr)) {
+    throw Error(std::string(op) + ": a pointer is null, but there are " + std::to_string(outputs) + " outputs");
+  }
+  if (count < 0) throw Error(std::string(op) + ": count " + std::to_string(count) + " is negative");
+  std::vector<BoundedSum> sums(static_cast<std::size_t>(outputs));
+  for (int64_t i = 0; i < outputs; ++i) sums[static_cast<std::size_t>(i)] = checked_state(op, "state", input, states, i);
+  auto* to = static_cast<std::byte*>(out.data);
+  int64_t left = 0;
+  for (int64_t i = 0; i < outputs; ++i) {
+    const std::optional<uint64_t> bits =
+        detail::round_bounded(sums[static_cast<std::size_t>(i)], mean, static_cast<uint64_t>(count), out.dtype);
+    undecided[i] = bits ? 0 : 1;
+    if (bits) {
+      detail::store_bits(to + i * static_cast<int64_t>(dtype_size(out.dtype)), out.dtype, *bits);
+    } else {
+      ++left;
+    }
+  }
+  return left;
+}
+
+}  // namespace sqdiff
