@@ -631,3 +631,45 @@ def test_dask_older_than_the_supported_version_is_refused_at_import(version, ref
             'pip install "dask[array]>=2022.12.1" (or pip install "sqdiff[dask]")')
     else:
         assert (run.returncode, run.stderr) == (0, "")
+
+
+def test_undecided_outputs_take_the_exact_reduction_block_by_block():
+    """Float reductions add bounded states; an output block whose bound straddles a
+    rounding boundary is summed again exactly, only that block (the fallback counter
+    says how many), and the result is still the eager one bit for bit."""
+    rng = np.random.default_rng(2028)
+    a = rng.standard_normal((12, 64)).astype(np.float32)
+    b = rng.standard_normal((12, 64)).astype(np.float32)
+    a[[1, 7]] = 0
+    b[[1, 7]] = 0
+    a[[1, 7], 0] = 4096  # row sums 2**24 + 1: on the midpoint between two float32s
+    a[[1, 7], 5] = 1
+    for op in REDUCTIONS:
+        before = sd._exact_fallbacks
+        got = getattr(sd, op)(da.from_array(a, chunks=(2, 16)), da.from_array(b, chunks=(2, 16)), axis=1).compute(
+            scheduler="sync")
+        assert_same_bits(got, getattr(sqdiff, op)(a, b, axis=1), "float32", what=op)
+        assert sd._exact_fallbacks - before == 2, op  # the row blocks 0 and 3, nothing else
+    # 2**24 + 1 itself: the sum over all, one block of one output
+    before = sd._exact_fallbacks
+    got = sd.sum_squared_difference(da.from_array(a[1], chunks=8), np.float32(0)).compute(scheduler="sync")
+    assert got == np.float32(2 ** 24) and sd._exact_fallbacks - before == 1
+    # random data: every output decided by its bound
+    before = sd._exact_fallbacks
+    for op in REDUCTIONS:
+        for axis in (None, 0, 1):
+            got = getattr(sd, op)(da.from_array(b, chunks=(5, 7)), da.from_array(a[::-1], chunks=(3, 30)),
+                                  axis=axis).compute(scheduler="sync")
+            assert_same_bits(got, getattr(sqdiff, op)(b, a[::-1], axis=axis), "float32", what=f"{op} {axis}")
+    assert sd._exact_fallbacks == before
+
+
+def test_float64_terms_the_fast_path_leaves_to_the_exact_one():
+    """f64 squares below 2**-900 are not bounded by the fast path: their blocks go
+    to the exact reduction, and the result is exact (here 3 * 2**-1000 + ...)."""
+    a = np.array([2.0 ** -500, 2.0 ** -500, 2.0 ** -500, 0.0], dtype=np.float64)
+    b = np.zeros(4)
+    before = sd._exact_fallbacks
+    got = sd.sum_squared_difference(da.from_array(a, chunks=2), b).compute(scheduler="sync")
+    assert got == 3 * 2.0 ** -1000 and got == sqdiff.sum_squared_difference(a, b)
+    assert sd._exact_fallbacks - before == 1
