@@ -30,6 +30,7 @@ packages=(
   ocl-icd-opencl-dev # OpenCL, which Debian's dnnl-config.cmake requires (libdnnl-dev only recommends it)
   libcli11-dev
   libpugixml-dev
+  zlib1g-dev     # zlib.h: `sqdiff compare` reads the deflated members of .npz files (numpy.savez_compressed)
   libgmp-dev
   pybind11-dev
   python3-pybind11

@@ -1,204 +1,192 @@
 #include "compare_command.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <cmath>
-#include <exception>
 #include <iostream>
 #include <limits>
 #include <memory>
 #include <mutex>
-#include <thread>
+#include <optional>
+#include <string>
 #include <vector>
 
-#include "chunk_plan.hpp"
 #include "cli_checks.hpp"
 #include "compare_report.hpp"
 #include "input_pair.hpp"
 #include "mapped_pages.hpp"
-#include "partial_shape.hpp"
 #include "progress.hpp"
+#include "partial_shape.hpp"
 #include "shape_count.hpp"
-#include "sqdiff/partial_sums.hpp"
+#include "tensor_comparison.hpp"
+#include "tensor_set.hpp"
 
 namespace sqdiff::tools {
 namespace {
 
-// Exit status when --fail-above is exceeded (1 and 2 are errors, main.cpp).
-constexpr int kExitAboveThreshold = 3;
-
-bool is_integer(DType dtype) { return dtype != DType::f16 && dtype != DType::bf16 && dtype != DType::f32 &&
-                                      dtype != DType::f64; }
-
-// The range of an integer type, max - min, as PSNR's default peak (255 for u8 and i8).
-double integer_range(DType dtype) {
-  return std::ldexp(1.0, 8 * static_cast<int>(dtype_size(dtype))) - 1.0;
-}
-
-const std::byte* element(const void* base, int64_t offset, std::size_t item) {
-  return static_cast<const std::byte*>(base) + offset * static_cast<int64_t>(item);
-}
-
-Shape tail(const Shape& shape, std::size_t from) {
-  return Shape(shape.begin() + static_cast<std::ptrdiff_t>(from), shape.end());
-}
-
-// One worker's share: an exact partial sum and the statistics of its chunks.
-struct WorkerTotals {
-  std::vector<uint64_t> partial;
-  DifferenceStats stats;
+struct CompareRequest {
+  std::string a_path;
+  std::string b_path;
+  std::string mode = "none";  // shapes must match unless --broadcast numpy|pdpd
+  sqdiff::Broadcast broadcast = {};
+  std::string dtype;  // as for `run`: "" = as stored; "bf16" reads "<u2" files as bf16 bits
+  bool quiet = false;
+  bool json = false;
+  std::optional<double> atol;
+  std::optional<double> rtol;
+  bool equal_nan = false;
+  CompareOptions options;
 };
+
+int64_t byte_total(const InputPair& pair) {
+  return element_count(pair.shape).value_or(0) * static_cast<int64_t>(dtype_size(pair.a.dtype()));
+}
+
+// An input walked exactly in its own row-major order is read once, front to
+// back: the pages behind each chunk can be let go.
+bool read_in_order(const NpyArray& array, const Shape& strides, const Shape& shape) {
+  const Shape dense = dense_strides(shape);
+  if (array.element_count() != element_count(shape).value_or(0)) return false;  // broadcast: read more than once
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] > 1 && strides[i] != dense[i]) return false;  // size-1 dims have stride 0 here
+  }
+  return true;
+}
+
+// Compares one aligned pair, drawing the job's progress.
+class Comparer {
+ public:
+  Comparer(const CompareRequest& request, int64_t total_bytes)
+      : request_(request),
+        progress_("sqdiff compare", total_bytes, ProgressBar::wanted(request.quiet, total_bytes)) {}
+
+  TensorComparison compare(const InputPair& pair) {
+    const bool release_a = read_in_order(pair.a, pair.a_strides, pair.shape);
+    const bool release_b = read_in_order(pair.b, pair.b_strides, pair.shape);
+    const std::size_t item = dtype_size(pair.a.dtype());
+    const AlignedPair aligned{pair.a.dtype(), pair.a.shape(), pair.b.shape(), pair.shape, request_.broadcast,
+                              pair.a.data(),  pair.a_strides, pair.b.data(),  pair.b_strides};
+    return compare_tensors(aligned, request_.options, [&](const void* a, const void* b, int64_t elements) {
+      const int64_t bytes = elements * static_cast<int64_t>(item);
+      if (release_a) release_mapped_pages(a, bytes);
+      if (release_b) release_mapped_pages(b, bytes);
+      const std::lock_guard<std::mutex> lock(mutex_);
+      done_ += bytes;
+      progress_.update(done_);
+    });
+  }
+  void finish() { progress_.finish(); }
+
+ private:
+  const CompareRequest& request_;
+  ProgressBar progress_;
+  std::mutex mutex_;
+  int64_t done_ = 0;
+};
+
+// Aligns a pair of arrays; in mode none a shape mismatch says how to broadcast.
+InputPair align(NpyArray a, NpyArray b, const CompareRequest& request, const std::string& what) {
+  try {
+    return align_input_pair(std::move(a), std::move(b), request.dtype, request.broadcast, what);
+  } catch (const sqdiff::Error& e) {
+    const std::string message = e.what();
+    if (request.broadcast.kind == BroadcastKind::none && message.find("cannot broadcast") != std::string::npos) {
+      throw sqdiff::Error(message + "; shapes must match (give --broadcast numpy to broadcast)");
+    }
+    throw;
+  }
+}
+
+bool compare_files(const CompareRequest& request) {
+  const InputPair pair = align(NpyArray::open(request.a_path), NpyArray::open(request.b_path), request, "compare");
+  Comparer comparer(request, byte_total(pair));
+  const TensorComparison result = comparer.compare(pair);
+  comparer.finish();
+  std::cout << (request.json ? to_json_text(pair_report(request.a_path, request.b_path, result)) + "\n"
+                             : compare_text(request.a_path, request.b_path, result))
+            << std::flush;
+  return result.passed;
+}
+
+bool compare_sets(const CompareRequest& request) {
+  std::vector<NamedArray> a = open_tensor_set(request.a_path);
+  std::vector<NamedArray> b = open_tensor_set(request.b_path);
+  std::vector<std::string> missing, extra;
+  std::vector<InputPair> pairs;
+  std::vector<std::string> names;
+  std::size_t j = 0;
+  for (NamedArray& x : a) {  // both sorted by name: one merge
+    while (j < b.size() && b[j].name < x.name) extra.push_back(b[j++].name);
+    if (j < b.size() && b[j].name == x.name) {
+      pairs.push_back(align(std::move(x.array), std::move(b[j].array), request, "compare: tensor " + x.name));
+      names.push_back(x.name);
+      ++j;
+    } else {
+      missing.push_back(x.name);
+    }
+  }
+  for (; j < b.size(); ++j) extra.push_back(b[j].name);
+  int64_t total_bytes = 0;
+  for (const InputPair& pair : pairs) total_bytes += byte_total(pair);
+  Comparer comparer(request, total_bytes);
+  std::vector<NamedComparison> results;
+  for (std::size_t i = 0; i < pairs.size(); ++i) results.push_back({names[i], comparer.compare(pairs[i])});
+  comparer.finish();
+  std::cout << (request.json ? to_json_text(set_report(request.a_path, request.b_path, results, missing, extra)) + "\n"
+                             : set_text(request.a_path, request.b_path, results, missing, extra))
+            << std::flush;
+  std::vector<TensorComparison> comparisons;
+  for (const NamedComparison& r : results) comparisons.push_back(r.comparison);
+  return set_passed(comparisons, missing.size(), extra.size());
+}
 
 }  // namespace
 
-CompareResult compare_npy(const CompareRequest& request) {
-  if (request.threads < 0) throw sqdiff::Error("--threads must be 0 (one per core) or more");
-  if (request.peak && !(std::isfinite(*request.peak) && *request.peak > 0)) {
-    throw sqdiff::Error("--peak must be a finite number greater than 0");
-  }
-  const InputPair inputs = open_input_pair(request.a_path, request.b_path, request.dtype, request.broadcast, "compare");
-  const DType dtype = inputs.a.dtype();
-  const std::size_t item = dtype_size(dtype);
-  const std::size_t words = partial_sum_words(dtype);
-  const Shape& shape = inputs.shape;
-  const int64_t total = element_count(shape).value_or(0);
-
-  // An input walked exactly in its own row-major order is read once, front
-  // to back: the pages behind each chunk can be let go.
-  const Shape dense = dense_strides(shape);
-  const auto in_order = [&](const NpyArray& array, const Shape& strides) {
-    if (array.element_count() != total) return false;  // broadcast: parts are read more than once
-    for (std::size_t i = 0; i < shape.size(); ++i) {
-      if (shape[i] > 1 && strides[i] != dense[i]) return false;  // size-1 dims have stride 0 here
-    }
-    return true;
-  };
-  const bool release_a = in_order(inputs.a, inputs.a_strides);
-  const bool release_b = in_order(inputs.b, inputs.b_strides);
-
-  const ChunkPlan plan(shape, request.chunk_elements);
-  const std::size_t d = plan.split_dim();
-  const Shape a_tail = tail(inputs.a_strides, d), b_tail = tail(inputs.b_strides, d);
-  ReduceOptions reduce;
-  reduce.threads = 1;  // the chunks are the parallelism
-
-  // The state of an empty sum, to start each worker's total from.
-  std::vector<uint64_t> zero(words);
-  partial_sum_squared_difference(ConstTensorView{inputs.a.data(), dtype, {0}, {1}},
-                                 ConstTensorView{inputs.b.data(), dtype, {0}, {1}}, zero.data(), reduce);
-
-  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
-  const int64_t workers =
-      std::max<int64_t>(1, std::min<int64_t>(request.threads == 0 ? cores : request.threads, plan.chunk_count()));
-  std::vector<WorkerTotals> totals(static_cast<std::size_t>(workers), WorkerTotals{zero, {}});
-
-  ProgressBar progress("sqdiff compare", total * static_cast<int64_t>(item),
-                       ProgressBar::wanted(request.quiet, total * static_cast<int64_t>(item)));
-  std::mutex progress_mutex;
-  int64_t done = 0;
-  std::atomic<int64_t> next{0};
-  std::atomic<bool> failed{false};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-
-  const auto work = [&](WorkerTotals& mine) {
-    std::vector<uint64_t> partial(words);
-    try {
-      for (int64_t k; !failed.load(std::memory_order_relaxed) && (k = next.fetch_add(1)) < plan.chunk_count();) {
-        const Chunk chunk = plan.chunk(k);
-        int64_t oa = 0, ob = 0;
-        for (std::size_t i = 0; i < shape.size(); ++i) {
-          oa += chunk.start[i] * inputs.a_strides[i];
-          ob += chunk.start[i] * inputs.b_strides[i];
-        }
-        const void* a = element(inputs.a.data(), oa, item);
-        const void* b = element(inputs.b.data(), ob, item);
-        partial_sum_squared_difference(ConstTensorView{a, dtype, chunk.shape, a_tail},
-                                       ConstTensorView{b, dtype, chunk.shape, b_tail}, partial.data(), reduce);
-        combine_partial_sums(dtype, mine.partial.data(), partial.data(), 1);
-        mine.stats.merge(difference_stats(dtype, a, a_tail, b, b_tail, chunk.shape, chunk.first));
-        const int64_t bytes = chunk.elements * static_cast<int64_t>(item);
-        if (release_a) release_mapped_pages(a, bytes);
-        if (release_b) release_mapped_pages(b, bytes);
-        const std::lock_guard<std::mutex> lock(progress_mutex);
-        done += bytes;
-        progress.update(done);
-      }
-    } catch (...) {
-      const std::lock_guard<std::mutex> lock(error_mutex);
-      if (!error) error = std::current_exception();
-      failed = true;
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int64_t w = 1; w < workers; ++w) threads.emplace_back(work, std::ref(totals[static_cast<std::size_t>(w)]));
-  work(totals[0]);
-  for (std::thread& thread : threads) thread.join();
-  if (error) std::rethrow_exception(error);
-  progress.finish();
-
-  CompareResult result;
-  result.dtype = dtype;
-  result.a_shape = inputs.a.shape();
-  result.b_shape = inputs.b.shape();
-  result.shape = shape;
-  result.elements = total;
-  for (std::size_t w = 1; w < totals.size(); ++w) {
-    combine_partial_sums(dtype, totals[0].partial.data(), totals[w].partial.data(), 1);
-    totals[0].stats.merge(totals[w].stats);
-  }
-  finish_partial_sums(dtype, totals[0].partial.data(), total, false,
-                      TensorView{&result.sum_of_squares, DType::f64, {}, {}});
-  finish_partial_sums(dtype, totals[0].partial.data(), total, true, TensorView{&result.mse, DType::f64, {}, {}});
-  result.rmse = std::sqrt(result.mse);
-  result.stats = totals[0].stats;
-  result.peak = request.peak;
-  if (!result.peak && is_integer(dtype)) result.peak = integer_range(dtype);
-  if (result.peak) {
-    result.psnr = result.mse == 0 ? std::numeric_limits<double>::infinity()
-                                  : 20 * std::log10(*result.peak) - 10 * std::log10(result.mse);
-  }
-  result.identical = result.a_shape == result.b_shape && result.stats.differing == 0;
-  return result;
-}
-
 void register_compare_command(CLI::App& app) {
   auto request = std::make_shared<CompareRequest>();
-  auto mode = std::make_shared<std::string>("numpy");
-  auto json = std::make_shared<bool>(false);
-  auto fail_above = std::make_shared<std::optional<double>>();
   CLI::App* sub = app.add_subcommand(
-      "compare", "Report how far apart two .npy arrays are: sum of squares, MSE, RMSE, PSNR, max |a - b|, NaN/inf");
-  sub->add_option("a", request->a_path, "First .npy file (a)")->required();
-  sub->add_option("b", request->b_path, "Second .npy file (b), of the same dtype")->required();
-  sub->add_option("--broadcast", *mode, "Broadcast mode: none, numpy or pdpd")
+      "compare",
+      "Report how far apart two .npy arrays (or two .npz files / folders of .npy files, tensor by tensor) are, "
+      "and gate on it: --atol/--rtol (numpy.allclose's rule), --fail-above MSE");
+  sub->add_option("a", request->a_path, "First .npy file (a, the reference), or a .npz file or folder of .npy files")
+      ->required();
+  sub->add_option("b", request->b_path, "Second .npy file (b), of the same dtype; or a .npz file or folder")->required();
+  sub->add_option("--broadcast", request->mode,
+                  "Broadcast mode: none (shapes must match), numpy or pdpd; the report says when it broadcast")
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "numpy", "pdpd"}, CLI::ignore_case));
   sub->add_option("--axis", request->broadcast.axis,
                   "pdpd only: the dim of a where b starts; -1 aligns b right. Write negative values as --axis=-1")
       ->capture_default_str()
       ->check(fits_in<int64_t>());
-  sub->add_option("--peak", request->peak,
+  const std::string tolerance_range = "a finite number, 0 or more";
+  sub->add_option("--atol", request->atol,
+                  "Tolerance gate: |a - b| <= atol + rtol * |b| for every pair (numpy.allclose's rule); "
+                  "exit status 3 otherwise. Default when only --rtol is given: 1e-08")
+      ->check(number_in(0, std::numeric_limits<double>::max(), tolerance_range));
+  sub->add_option("--rtol", request->rtol, "The gate's relative tolerance. Default when only --atol is given: 1e-05")
+      ->check(number_in(0, std::numeric_limits<double>::max(), tolerance_range));
+  sub->add_flag("--equal-nan", request->equal_nan,
+                "Two NaNs at one position pass the tolerance gate (needs --atol or --rtol)");
+  sub->add_option("--peak", request->options.peak,
                   "PSNR's peak signal value, finite and above 0; integer data default to the type's range "
                   "(255 for u8), float data have no PSNR without it")
       ->check(number_in(std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::max(),
                         "a finite number greater than 0"));
   // An MSE is 0 or more, or NaN: a negative limit would fail every run. inf
   // fails only a NaN MSE.
-  sub->add_option("--fail-above", *fail_above,
+  sub->add_option("--fail-above", request->options.fail_above,
                   "Exit with status 3 (after the report) when the MSE is above this value (0 or more; inf: "
                   "only a NaN MSE fails) or is NaN")
       ->check(number_in(0, std::numeric_limits<double>::infinity(), "a number from 0 to inf"));
-  sub->add_flag("--json", *json, "Print one JSON object instead of text (keys in docs/cli.md)");
+  sub->add_flag("--json", request->json, "Print one JSON object instead of text (schema in docs/cli.md)");
   sub->add_option("--dtype", request->dtype,
                   "Read the inputs as this dtype; only bf16 (alias bfloat16) differs from the stored dtype: "
                   "it reads u16 (\"<u2\") files holding bf16 bits")
       ->check(CLI::IsMember(dtype_names()));
-  sub->add_option("--threads", request->threads, "Worker threads; 0 = one per core")
+  sub->add_option("--threads", request->options.threads, "Worker threads; 0 = one per core")
       ->capture_default_str()
       ->check(integer_in<int>(0, std::numeric_limits<int>::max()));
   // For the tests: small chunks exercise the chunked path on small arrays.
-  sub->add_option("--chunk-elements", request->chunk_elements, "Positions of the broadcast shape per chunk")
+  sub->add_option("--chunk-elements", request->options.chunk_elements, "Positions of the broadcast shape per chunk")
       ->group("")
       ->check(integer_in<int64_t>(1, std::numeric_limits<int64_t>::max()));
   sub->add_flag("-q,--quiet", request->quiet, "No progress bar (shown on a terminal for inputs over 64 MiB)");
@@ -206,18 +194,35 @@ void register_compare_command(CLI::App& app) {
       "Examples:\n"
       "  $ sqdiff compare ref.npy out.npy\n"
       "  $ sqdiff compare ref.npy out.npy --json --peak 1\n"
+      "  $ sqdiff compare ref.npy out.npy --atol 1e-5 --rtol 1e-3\n"
+      "      exit status 3 when a pair is out of tolerance (numpy.allclose's rule)\n"
       "  $ sqdiff compare image_a.npy image_b.npy --fail-above 0.5\n"
       "      u8 images: PSNR uses a peak of 255; exit status 3 when the MSE is above 0.5\n"
+      "  $ sqdiff compare ref_outputs.npz outputs.npz --atol 1e-4\n"
+      "      two sets (.npz files or folders of .npy files) tensor by tensor by name\n"
       "\n"
-      "The inputs are memory-mapped and read once, chunk by chunk: files larger than memory are fine.\n"
-      "The sum of squares and the MSE are exact values rounded once to f64 (as sum_squared_difference\n"
-      "and mean_squared_difference give them). The exit status is 0 whenever the arrays were\n"
-      "compared, whatever their differences, unless --fail-above says otherwise.");
-  sub->callback([request, mode, json, fail_above] {
-    request->broadcast.kind = parse_broadcast_kind(*mode);
-    const CompareResult result = compare_npy(*request);
-    std::cout << (*json ? compare_json(*request, result) : compare_text(*request, result)) << std::flush;
-    if (*fail_above && !(result.mse <= **fail_above)) throw CLI::RuntimeError(kExitAboveThreshold);
+      "Shapes must match unless --broadcast numpy or pdpd is given. The inputs are memory-mapped and\n"
+      "read once, chunk by chunk: files larger than memory are fine. The sum of squares and the MSE\n"
+      "are exact values rounded once to f64 (as sum_squared_difference and mean_squared_difference\n"
+      "give them). Exit status: 0 when every gate given passes (no gate: whenever the arrays were\n"
+      "compared), 3 when one fails or a set misses names, 1 for a job error, 2 for a command-line\n"
+      "mistake.");
+  sub->callback([request] {
+    request->broadcast.kind = parse_broadcast_kind(request->mode);
+    if (request->atol || request->rtol) {
+      request->options.tolerance = Tolerance{request->atol.value_or(kDefaultAtol), request->rtol.value_or(kDefaultRtol),
+                                             request->equal_nan};
+    } else if (request->equal_nan) {
+      throw CLI::ValidationError("--equal-nan", "applies to the tolerance gate: give --atol and/or --rtol too");
+    }
+    const bool a_set = is_tensor_set(request->a_path), b_set = is_tensor_set(request->b_path);
+    if (a_set != b_set) {
+      throw sqdiff::Error("compare: " + std::string(a_set ? "a" : "b") + " (" + (a_set ? request->a_path : request->b_path) +
+                          ") is a set of tensors (.npz file or folder) but " + (a_set ? "b" : "a") +
+                          " is not: compare a set with a set, a .npy file with a .npy file");
+    }
+    const bool passed = a_set ? compare_sets(*request) : compare_files(*request);
+    if (!passed) throw CLI::RuntimeError(kExitGateFailed);
   });
 }
 

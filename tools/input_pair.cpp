@@ -34,8 +34,12 @@ std::vector<std::string> dtype_names() {
 
 InputPair open_input_pair(const std::string& a_path, const std::string& b_path, const std::string& dtype,
                           const Broadcast& mode, const std::string& what) {
-  NpyArray a = NpyArray::open(a_path);
-  NpyArray b = NpyArray::open(b_path);
+  return align_input_pair(NpyArray::open(a_path), NpyArray::open(b_path), dtype, mode, what);
+}
+
+InputPair align_input_pair(NpyArray a, NpyArray b, const std::string& dtype, const Broadcast& mode,
+                           const std::string& what) {
+  const std::string a_path = a.path(), b_path = b.path();
   apply_dtype(a, dtype);
   apply_dtype(b, dtype);
   if (a.dtype() != b.dtype()) {

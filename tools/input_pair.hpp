@@ -25,6 +25,10 @@ struct InputPair {
 InputPair open_input_pair(const std::string& a_path, const std::string& b_path, const std::string& dtype,
                           const sqdiff::Broadcast& mode, const std::string& what);
 
+// The same for two arrays already open (members of .npz files or folders).
+InputPair align_input_pair(NpyArray a, NpyArray b, const std::string& dtype, const sqdiff::Broadcast& mode,
+                           const std::string& what);
+
 // Applies --dtype: "" or the stored dtype keep the data as stored; "bf16"
 // (alias "bfloat16") reads a u16 ("<u2") file as bf16 bits. Throws sqdiff::Error otherwise.
 void apply_dtype(NpyArray& array, const std::string& name);

@@ -42,12 +42,12 @@ int main(int argc, char** argv) {
       "  $ sqdiff shape 8,1,6,1 7,1,5\n"
       "  [8,7,6,5]\n"
       "  $ sqdiff run --op squared_difference a.npy b.npy -o squared.npy\n"
-      "  $ sqdiff compare a.npy b.npy --json\n"
+      "  $ sqdiff compare a.npy b.npy --broadcast numpy --json\n"
       "  $ sqdiff --version\n"
       "\n"
       "Run `sqdiff SUBCOMMAND --help` for each subcommand's options and examples.\n"
       "Negative option values are written --axis=-2. Errors go to stderr; the exit status is\n"
-      "0 on success, 1 when the job fails, 2 for a command-line mistake (3: compare --fail-above).");
+      "0 on success, 1 when the job fails, 2 for a command-line mistake (3: a failed compare gate).");
   sqdiff::tools::register_run_command(app);
   sqdiff::tools::register_compare_command(app);
   sqdiff::tools::register_shape_command(app);

@@ -13,6 +13,7 @@
 #include <csignal>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -334,6 +335,7 @@ NpyArray& NpyArray::operator=(NpyArray&& other) noexcept {
     shape_ = std::move(other.shape_);
     strides_ = std::move(other.strides_);
     fortran_order_ = other.fortran_order_;
+    owner_ = std::move(other.owner_);
   }
   return *this;
 }
@@ -346,6 +348,7 @@ void NpyArray::reset() noexcept {
   map_ = nullptr;
   map_size_ = 0;
   data_ = nullptr;
+  owner_.reset();
 }
 
 int64_t NpyArray::element_count() const { return tools::element_count(shape_).value_or(-1); }
@@ -358,13 +361,24 @@ void NpyArray::reinterpret_as(DType dtype) {
   dtype_ = dtype;
 }
 
-NpyArray NpyArray::open(const std::string& path) {
-  const InputFile file = InputFile::open(path);
-  const int fd = file.fd();
-  const auto file_size = static_cast<std::size_t>(file.size());
+namespace {
 
+struct NpyLayout {
+  DType dtype = DType::f32;
+  Shape shape;
+  bool fortran_order = false;
+  std::size_t data_offset = 0;
+  int64_t data_bytes = 0;
+};
+
+// The header of a .npy file of `file_size` bytes, read through `read_at`
+// (which reads up to `size` bytes at `offset` and returns how many, or -1
+// with errno set), checked against the size: what open() and from_bytes()
+// share.
+template <typename ReadAt>
+NpyLayout read_layout(const std::string& path, std::size_t file_size, ReadAt read_at) {
   unsigned char prefix[12] = {};
-  const ssize_t got = ::pread(fd, prefix, sizeof prefix, 0);
+  const ssize_t got = read_at(prefix, sizeof prefix, 0);
   if (got < 0) fail(path, "cannot read: " + errno_text(errno));
   const auto prefix_size = static_cast<std::size_t>(got);
   if (prefix_size < kMagicSize || std::memcmp(prefix, kMagic, kMagicSize) != 0) {
@@ -394,7 +408,7 @@ NpyArray NpyArray::open(const std::string& path) {
 
   std::string header_text(header_len, '\0');
   if (header_len > 0) {
-    const ssize_t n = ::pread(fd, header_text.data(), header_len, static_cast<off_t>(header_start));
+    const ssize_t n = read_at(header_text.data(), header_len, header_start);
     if (n < 0) fail(path, "cannot read: " + errno_text(errno));
     if (static_cast<std::size_t>(n) != header_len) fail(path, "truncated .npy file (the file ends inside the header)");
   }
@@ -403,8 +417,7 @@ NpyArray NpyArray::open(const std::string& path) {
   }
   const Header header = DictParser(header_text, path).parse();
 
-  NpyArray array;
-  array.path_ = path;
+  NpyLayout layout;
   const auto dtype = dtype_from_npy_descr(header.descr);
   if (!dtype) {
     const std::string d = header.descr;
@@ -415,12 +428,19 @@ NpyArray NpyArray::open(const std::string& path) {
     if (dtype_from_npy_descr(std::string(1, '<').append(d.empty() ? "" : d.substr(1)))) {
       fail(path, "dtype descr '" + d + "' has an invalid byte-order mark for a multi-byte type");
     }
+    // ml_dtypes.bfloat16 arrays (JAX, TensorFlow, ONNX tooling) save as '<V2', two raw bytes with no
+    // mark of what they hold: the likely meaning gets the way to pass them.
+    const std::string_view body = d.empty() ? std::string_view() : std::string_view(d).substr(1);
+    const std::string bf16_hint =
+        body == "V2" ? "; if these are bfloat16 values (ml_dtypes.bfloat16 saves as '" + d +
+                           "'), save their bits instead, np.save(path, a.view(np.uint16)), and pass --dtype bf16"
+                     : "";
     fail(path, "unsupported dtype descr '" + d + "' (" + describe_descr(d) +
-                   "); supported: f2, f4, f8, i1, i2, i4, i8, u1, u2, u4, u8 (little-endian)");
+                   "); supported: f2, f4, f8, i1, i2, i4, i8, u1, u2, u4, u8 (little-endian)" + bf16_hint);
   }
-  array.dtype_ = *dtype;
-  array.shape_ = header.shape;
-  array.fortran_order_ = header.fortran_order;
+  layout.dtype = *dtype;
+  layout.shape = header.shape;
+  layout.fortran_order = header.fortran_order;
   const std::size_t item = dtype_size(*dtype);
   const std::optional<int64_t> byte_total = byte_count(header.shape, item);
   if (!byte_total) fail(path, "malformed .npy header: shape " + shape_text(header.shape) + " is too large");
@@ -436,6 +456,28 @@ NpyArray NpyArray::open(const std::string& path) {
                    std::to_string(data_bytes) + " data bytes, the file holds " +
                    std::to_string(file_size - data_offset) + " (trailing bytes)");
   }
+  layout.data_offset = data_offset;
+  layout.data_bytes = data_bytes;
+  return layout;
+}
+
+}  // namespace
+
+NpyArray NpyArray::open(const std::string& path) {
+  const InputFile file = InputFile::open(path);
+  const int fd = file.fd();
+  const auto file_size = static_cast<std::size_t>(file.size());
+  const NpyLayout layout = read_layout(path, file_size, [fd](void* out, std::size_t size, std::size_t offset) {
+    return ::pread(fd, out, size, static_cast<off_t>(offset));
+  });
+  const std::size_t data_offset = layout.data_offset;
+  const int64_t data_bytes = layout.data_bytes;
+  const std::size_t item = dtype_size(layout.dtype);
+  NpyArray array;
+  array.path_ = path;
+  array.dtype_ = layout.dtype;
+  array.shape_ = layout.shape;
+  array.fortran_order_ = layout.fortran_order;
   array.strides_ = order_strides(array.shape_, array.fortran_order_);
 
   if (data_bytes == 0) {
@@ -464,6 +506,42 @@ NpyArray NpyArray::open(const std::string& path) {
   array.map_ = copy;
   array.map_size_ = static_cast<std::size_t>(data_bytes);
   array.data_ = copy;
+  return array;
+}
+
+NpyArray NpyArray::from_bytes(const std::string& name, const std::byte* bytes, std::size_t size,
+                              std::shared_ptr<const void> owner) {
+  const NpyLayout layout = read_layout(name, size, [bytes, size](void* out, std::size_t count, std::size_t offset) {
+    const std::size_t n = offset >= size ? 0 : std::min(count, size - offset);
+    if (n > 0) std::memcpy(out, bytes + offset, n);
+    return static_cast<ssize_t>(n);
+  });
+  NpyArray array;
+  array.path_ = name;
+  array.dtype_ = layout.dtype;
+  array.shape_ = layout.shape;
+  array.fortran_order_ = layout.fortran_order;
+  array.strides_ = order_strides(array.shape_, array.fortran_order_);
+  const std::size_t item = dtype_size(layout.dtype);
+  const std::byte* data = bytes + layout.data_offset;
+  if (layout.data_bytes == 0) {
+    static const std::max_align_t kNothing{};
+    array.data_ = &kNothing;  // any non-null pointer: nothing is read
+    return array;
+  }
+  if (reinterpret_cast<std::uintptr_t>(data) % item == 0) {
+    array.owner_ = std::move(owner);
+    array.data_ = data;
+    return array;
+  }
+  // Data misaligned for its type (a stored .npz member starts wherever its
+  // name ends): copied into aligned memory.
+  const auto count = static_cast<std::size_t>(layout.data_bytes);
+  std::shared_ptr<std::max_align_t[]> copy(new std::max_align_t[(count + sizeof(std::max_align_t) - 1) /
+                                                                sizeof(std::max_align_t)]);
+  std::memcpy(copy.get(), data, count);
+  array.data_ = copy.get();
+  array.owner_ = std::move(copy);
   return array;
 }
 

@@ -11,6 +11,7 @@
 // defined before add_subdirectory(ir)); tools/CMakeLists.txt links it into sqdiff_ir.
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +32,12 @@ struct NpyArray {
  public:
   // Throws sqdiff::Error naming the path and what is wrong.
   static NpyArray open(const std::string& path);
+  // An array from the bytes of a .npy file held in memory (a member of a .npz
+  // archive), checked as open() checks a file; `name` stands for the path in
+  // errors. `owner` keeps the bytes alive (data misaligned for its type is
+  // copied). Throws sqdiff::Error.
+  static NpyArray from_bytes(const std::string& name, const std::byte* bytes, std::size_t size,
+                             std::shared_ptr<const void> owner);
 
   NpyArray(NpyArray&& other) noexcept;
   NpyArray& operator=(NpyArray&& other) noexcept;
@@ -64,6 +71,7 @@ struct NpyArray {
   sqdiff::Shape shape_;
   sqdiff::Shape strides_;
   bool fortran_order_ = false;
+  std::shared_ptr<const void> owner_;  // from_bytes: what holds the bytes
 };
 
 // Writes a .npy file. To a regular file (new or existing, symbolic links

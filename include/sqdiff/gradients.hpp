@@ -22,4 +22,13 @@ void squared_difference_backward(const ConstTensorView& a, const ConstTensorView
 void subtract_backward(const ConstTensorView& grad_out, const TensorView* grad_a, const TensorView* grad_b,
                        const Options& options = {});
 
+// The gradients of the mean squared error, mean((a - b)^2) over all n
+// elements of the broadcast shape: grad_a = sum_to(2 (a - b) / n, shape of a),
+// grad_b = sum_to(-2 (a - b) / n, shape of b), each element the exact value
+// (division included) rounded once; with n = 0 every element is +0 (a sum of
+// no terms). Float types only, one type for all four tensors; a null
+// gradient is skipped.
+void mean_squared_difference_backward(const ConstTensorView& a, const ConstTensorView& b, const TensorView* grad_a,
+                                      const TensorView* grad_b, const Options& options = {});
+
 }  // namespace sqdiff

@@ -1,7 +1,7 @@
 # Type stub for the compiled extension sqdiff._sqdiff (python/src/*.cpp). Its
 # functions take every argument positionally; the public, documented
 # signatures with keywords and defaults are sqdiff/__init__.py's.
-from typing import Any, List, Optional, Sequence, SupportsIndex, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, SupportsIndex, Tuple, Union
 
 import numpy as np
 from numpy.typing import NDArray
@@ -9,6 +9,7 @@ from numpy.typing import NDArray
 __version__: str
 
 class Error(ValueError): ...
+class MixedTypesError(Error): ...
 
 _Shape = Union[SupportsIndex, Sequence[SupportsIndex]]
 
@@ -35,6 +36,11 @@ def squared_difference_backward(
     a: Any, b: Any, grad: Any, broadcast: str, broadcast_axis: SupportsIndex, need_a: bool, need_b: bool,
     threads: Optional[SupportsIndex], dtype: Any,
 ) -> Tuple[Optional[NDArray[Any]], Optional[NDArray[Any]]]: ...
+def mean_squared_difference_backward(
+    a: Any, b: Any, broadcast: str, broadcast_axis: SupportsIndex, need_a: bool, need_b: bool,
+    threads: Optional[SupportsIndex], dtype: Any,
+) -> Tuple[Optional[NDArray[Any]], Optional[NDArray[Any]]]: ...
+def as_array(op: str, name: str, object: Any) -> NDArray[Any]: ...
 def subtract_backward(
     grad: Any, a_shape: _Shape, b_shape: _Shape, broadcast: str, broadcast_axis: SupportsIndex, need_a: bool,
     need_b: bool, threads: Optional[SupportsIndex], dtype: Any,
@@ -51,3 +57,13 @@ def finish_partial_sums(dtype: Any, partials: NDArray[Any], count: SupportsIndex
 def bounded_partial_sum_squared_difference(a: Any, b: Any, axis: Any, keepdims: Any, broadcast: Any, broadcast_axis: Any, threads: Any, dtype: Any, out_dtype: Any) -> NDArray[Any]: ...
 def combine_bounded_partial_sums(dtype: Any, into: NDArray[Any], frm: NDArray[Any]) -> NDArray[Any]: ...
 def finish_bounded_partial_sums(dtype: Any, states: NDArray[Any], count: SupportsIndex, mean: bool, out_dtype: Any) -> tuple[NDArray[Any], NDArray[Any]]: ...
+
+# sqdiff.compare's report fields (sqdiff/_compare.py wraps them in CompareReport).
+def _compare(
+    a: Any, b: Any, atol: Optional[float], rtol: Optional[float], equal_nan: bool, broadcast: bool,
+    peak: Optional[float], fail_above: Optional[float], threads: Optional[SupportsIndex],
+) -> Dict[str, Any]: ...
+def _compare_sets(
+    a: Dict[str, Any], b: Dict[str, Any], atol: Optional[float], rtol: Optional[float], equal_nan: bool,
+    broadcast: bool, peak: Optional[float], fail_above: Optional[float], threads: Optional[SupportsIndex],
+) -> Dict[str, Any]: ...

@@ -220,14 +220,30 @@ def resolve(op, values, dtype=None):
             target = "bfloat16"
         if target is None:
             return list(values)
-    if isinstance(target, str):
-        convert = _as_bfloat16
-    elif target.kind == "f":
-        convert = _as_float
-    elif target.kind in "iu":
-        convert = _as_integer
-    elif target.name == "bfloat16":  # ml_dtypes.bfloat16
-        convert = _as_bfloat16
-    else:
+    convert = _converter(target)
+    if convert is None:
         return list(values)  # bool, complex, object arrays: refused by the compiled part
     return [convert(op, v, target) if w else v for v, w in zip(values, weak)]
+
+
+def _converter(target):
+    """The function that makes a weak scalar of type `target` (a NumPy dtype, or
+    "bfloat16" for uint16 bits), or None for a type sqdiff does not compute in."""
+    if isinstance(target, str):
+        return _as_bfloat16
+    if target.kind == "f":
+        return _as_float
+    if target.kind in "iu":
+        return _as_integer
+    if target.name == "bfloat16":  # ml_dtypes.bfloat16
+        return _as_bfloat16
+    return None
+
+
+def resolve_to(op, values, target):
+    """`values` with each Python scalar converted once to `target`, the dtype the
+    arrays among them promote to (sqdiff._promotion): NEP 50 with mixed arrays,
+    where a scalar takes the promoted type, not the first array's (0.1 beside
+    float32 and float64 arrays is float64's 0.1, never float32's widened)."""
+    convert = _converter(target)
+    return [convert(op, v, target) if is_weak(v) else v for v in values]

@@ -62,7 +62,7 @@ import dask.base as _dask_base
 import numpy as _np
 
 import sqdiff as _sqdiff
-from sqdiff import _weak_scalars
+from sqdiff import _promotion, _weak_scalars
 
 # The oldest Dask sqdiff.dask supports: Debian 12's python3-dask. docs/python.md, the `dask`
 # extra in pyproject.toml and python/tests/optional_modules.py say the same.
@@ -117,6 +117,27 @@ def _operand(op, name, x):
         _EAGER[op](*((x, 0) if name == "a" else (0, x)))  # raises: masks and labels would be lost
     array = _np.asarray(x)
     return _da.from_array(array, chunks=array.shape, asarray=False)
+
+
+def _promoted(op, a, b, dtype, dtype_is_output):
+    """a and b in the dtype NumPy promotes their dtypes to, as the eager functions
+    compute them (sqdiff._promotion): the one of another dtype converted lazily,
+    chunk by chunk (astype), so no conversion happens before compute() and none
+    is larger than a chunk. Python scalars stay weak, and nothing is converted
+    where the eager function would not: a dtype= of the element-wise functions
+    (it checks the inputs' dtype), bfloat16 bits, an unsupported dtype (the
+    eager error, from the stand-ins)."""
+    bf16 = isinstance(dtype, str) and dtype in _BF16_NAMES
+    if bf16 or (dtype is not None and not dtype_is_output):
+        return a, b
+    strong = [x for x in (a, b) if not _weak_scalars.is_weak(x)]
+    dtypes = [getattr(x, "dtype", None) for x in strong]  # a Python complex has none: the eager error
+    # `is None`, not `in`: NumPy compares a dtype equal to None as to float64.
+    if (len(dtypes) < 2 or any(d is None for d in dtypes) or dtypes[0] == dtypes[1]
+            or not all(_promotion._supported(_np.dtype(d)) for d in dtypes)):
+        return a, b
+    target = _promotion._common_dtype(op, [_np.dtype(d) for d in dtypes])
+    return tuple(x if _weak_scalars.is_weak(x) or x.dtype == target else x.astype(target) for x in (a, b))
 
 
 def _without_empty_chunks(x):
@@ -227,7 +248,7 @@ def _elementwise_block(a, b, *, op, broadcast, broadcast_axis, threads, dtype_ke
 
 
 def _elementwise(op, a, b, broadcast, broadcast_axis, threads, dtype):
-    a, b = _operand(op, "a", a), _operand(op, "b", b)
+    a, b = _promoted(op, _operand(op, "a", a), _operand(op, "b", b), dtype, dtype_is_output=False)
     one = _check_on_ones(op, a, b, broadcast, broadcast_axis, threads=threads, dtype=dtype)
     shape = _check_shapes(op, a, b, broadcast, broadcast_axis)
     rank = len(shape)
@@ -242,7 +263,8 @@ _ELEMENTWISE_PARAMETERS = """\
 Parameters
 ----------
 a, b : dask.array.Array, numpy.ndarray or scalar
-    The inputs, of one dtype, as for the eager function. A NumPy array (or a
+    The inputs, as for the eager function (two dtypes are promoted as
+    ``numpy.result_type`` does, lazily, chunk by chunk). A NumPy array (or a
     list) is split along the other operand's chunks; a Python scalar follows
     the eager function's rules (it takes the array's dtype).
 broadcast : {"numpy", "none", "pdpd"}, default "numpy"
@@ -459,7 +481,7 @@ def _finish_bounded(states, where, *, input_dtype, count, mean, out_dtype, squee
 
 def _reduction(op, a, b, axis, keepdims, dtype, broadcast, broadcast_axis, threads, split_every):
     mean = op == "mean_squared_difference"
-    a, b = _operand(op, "a", a), _operand(op, "b", b)
+    a, b = _promoted(op, _operand(op, "a", a), _operand(op, "b", b), dtype, dtype_is_output=True)
     one = _check_on_ones(op, a, b, broadcast, broadcast_axis, axis=None, keepdims=keepdims, dtype=dtype,
                          threads=threads)
     shape = _check_shapes(op, a, b, broadcast, broadcast_axis)
@@ -528,7 +550,7 @@ _REDUCTION_PARAMETERS = """\
 Parameters
 ----------
 a, b : dask.array.Array, numpy.ndarray or scalar
-    The inputs, of one dtype, as for the element-wise functions here.
+    The inputs, as for the element-wise functions here.
 axis : None, int or tuple of ints, default None
     The axes of the broadcast shape to reduce (None: all).
 keepdims : bool, default False
@@ -590,10 +612,8 @@ Examples
 dask.array<sqdiff-sum_squared_difference, shape=(2,), dtype=float32, chunksize=(1,), chunktype=numpy.ndarray>
 >>> s.compute()
 array([2.0e+16, 8.6e+01], dtype=float32)
->>> sqdiff.dask.sum_squared_difference(a, np.int64(0))
-Traceback (most recent call last):
-    ...
-sqdiff.Error: sum_squared_difference: input types differ: a is f32, b is i64 (no implicit conversion)
+>>> sqdiff.dask.sum_squared_difference(a, np.int64(0))   # float32 with int64: float64, as in NumPy
+dask.array<sqdiff-sum_squared_difference, shape=(), dtype=float64, chunksize=(), chunktype=numpy.ndarray>
 """
 
 mean_squared_difference.__doc__ = f"""\

@@ -78,6 +78,42 @@ void require_cpu(std::string_view op, const char* name, py::handle object) {
                "cupy.asnumpy(x) in CuPy)");
 }
 
+// True for a PyTorch tensor of dtype torch.bfloat16 (looked up by name: nothing
+// imports torch). DLPack has a bfloat16 type, but NumPy no dtype to import it as.
+bool is_torch_bfloat16(py::handle object) {
+  const auto module = py::str(py::type::handle_of(object).attr("__module__")).cast<std::string>();
+  if (module != "torch" && !module.starts_with("torch.")) return false;
+  if (!py::hasattr(object, "dtype")) return false;
+  return py::str(object.attr("dtype")).cast<std::string>() == "torch.bfloat16";
+}
+
+// A PyTorch bfloat16 tensor as an ml_dtypes.bfloat16 array over its memory: its
+// bits exported as int16 through DLPack (no copy), viewed as ml_dtypes' type.
+// Without ml_dtypes, an error that says what to install or pass instead.
+py::object torch_bfloat16_as_ml_dtypes(std::string_view op, const char* name, py::handle object,
+                                       const py::object& from_dlpack) {
+  py::object ml_dtypes;
+  try {
+    ml_dtypes = py::module_::import("ml_dtypes");
+  } catch (py::error_already_set& error) {
+    if (!error.matches(PyExc_ImportError)) throw;
+    fail(op, std::string(name) + " (a " + type_name(object) + ") is a PyTorch bfloat16 tensor, which NumPy reads "
+                 "only with ml_dtypes' bfloat16 dtype: install ml_dtypes (pip install ml_dtypes, or pip install "
+                 "\"sqdiff[bf16]\") to pass it as it is, or pass its bits, " + name +
+                 ".view(torch.int16).numpy().view(numpy.uint16), with dtype=\"bfloat16\"");
+  }
+  try {
+    const py::object bits = object.attr("view")(py::module_::import("torch").attr("int16"));
+    const py::object array = from_dlpack(bits);
+    return array.attr("view")(ml_dtypes.attr("bfloat16"));
+  } catch (py::error_already_set& error) {
+    // What PyTorch refuses to export (a tensor that requires grad): its reason.
+    if (!error.matches(PyExc_Exception)) throw;
+    fail(op, std::string(name) + " (a " + type_name(object) + ") cannot be read through DLPack: " +
+                 py::str(error.value()).cast<std::string>());
+  }
+}
+
 }  // namespace
 
 bool is_ml_dtypes_bfloat16(const py::dtype& dtype) {
@@ -109,6 +145,9 @@ std::optional<py::array> array_from_dlpack(std::string_view op, const char* name
   const py::object source = answers_true(object, "is_neg", true) ? py::object(object.attr("resolve_neg")())
                                                                   : py::reinterpret_borrow<py::object>(object);
   const py::object from_dlpack = py::module_::import("numpy").attr("from_dlpack");
+  if (is_torch_bfloat16(source)) {
+    return py::reinterpret_steal<py::array>(torch_bfloat16_as_ml_dtypes(op, name, source, from_dlpack).release());
+  }
   PyObject* imported = PyObject_CallOneArg(from_dlpack.ptr(), source.ptr());
   if (imported == nullptr) {
     py::error_already_set error;

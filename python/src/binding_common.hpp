@@ -22,6 +22,13 @@ extern PyObject* g_copyto;  // numpy.copyto
 
 // Throws sqdiff::Error("<op>: <reason>"), which Python sees as sqdiff.Error.
 [[noreturn]] void fail(std::string_view op, const std::string& reason);
+
+// Inputs of two dtypes: Python sees sqdiff._sqdiff.MixedTypesError, an
+// sqdiff.Error that sqdiff/__init__.py catches to promote the inputs as NumPy
+// would (sqdiff/_promotion.py). Raised before anything is written.
+struct MixedTypes : sqdiff::Error {
+  using sqdiff::Error::Error;
+};
 // Raises a Python TypeError with `message`.
 [[noreturn]] void type_error(const std::string& message);
 std::string type_name(py::handle object);
@@ -88,6 +95,9 @@ struct Input {
   py::array array;
   sqdiff::ConstTensorView view;
 };
+// `object` as a NumPy array, as the functions read it (DLPack producers in
+// place, lists through numpy.asarray), or the error saying why it cannot be one.
+py::array as_array(std::string_view op, const char* name, py::handle object);
 // `object` as an input of type `requested` (when given), copied only when
 // its memory cannot be addressed (unaligned, byte-swapped).
 Input make_input(std::string_view op, const char* name, py::handle object, std::optional<sqdiff::DType> requested);

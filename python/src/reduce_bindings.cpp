@@ -134,8 +134,8 @@ py::array checked_out_array(std::string_view op, py::handle out_object) {
 
 void fail_unless_same_type(std::string_view op, const Input& a, const Input& b) {
   if (a.view.dtype == b.view.dtype) return;
-  fail(op, "input types differ: a is " + std::string(sqdiff::dtype_name(a.view.dtype)) + ", b is " +
-               std::string(sqdiff::dtype_name(b.view.dtype)) + " (no implicit conversion)");
+  throw MixedTypes(std::string(op) + ": input types differ: a is " + std::string(sqdiff::dtype_name(a.view.dtype)) +
+                   ", b is " + std::string(sqdiff::dtype_name(b.view.dtype)) + " (no implicit conversion)");
 }
 
 // What a reduction's dtype= says: "bfloat16" marks uint16 inputs as bf16
@@ -245,6 +245,33 @@ py::tuple squared_difference_backward(py::handle a_object, py::handle b_object, 
     const py::gil_scoped_release release;
     sqdiff::squared_difference_backward(a.view, b.view, grad.view, view_a ? &*view_a : nullptr,
                                         view_b ? &*view_b : nullptr, options);
+  }
+  return py::make_tuple(optional_array(grad_a), optional_array(grad_b));
+}
+
+py::tuple mean_squared_difference_backward(py::handle a_object, py::handle b_object, py::handle broadcast,
+                                           py::handle broadcast_axis, bool need_a, bool need_b, py::handle threads,
+                                           py::handle dtype) {
+  constexpr std::string_view op = "mean_squared_difference_backward";
+  sqdiff::Options options;
+  options.broadcast = parse_broadcast(op, broadcast, broadcast_axis);
+  options.threads = parse_threads(op, threads);
+  const std::optional<DType> requested = parse_dtype(op, dtype);
+  const Input a = make_input(op, "a", a_object, requested);
+  const Input b = make_input(op, "b", b_object, requested);
+  fail_unless_same_type(op, a, b);
+  std::optional<Target> grad_a;
+  std::optional<Target> grad_b;
+  if (need_a) grad_a = new_target(a.view.dtype, a.view.shape, {&a.array, &b.array});
+  if (need_b) grad_b = new_target(b.view.dtype, b.view.shape, {&a.array, &b.array});
+  std::optional<sqdiff::TensorView> view_a;
+  std::optional<sqdiff::TensorView> view_b;
+  if (grad_a) view_a = grad_a->view(a.view.dtype);
+  if (grad_b) view_b = grad_b->view(b.view.dtype);
+  {
+    const py::gil_scoped_release release;
+    sqdiff::mean_squared_difference_backward(a.view, b.view, view_a ? &*view_a : nullptr,
+                                             view_b ? &*view_b : nullptr, options);
   }
   return py::make_tuple(optional_array(grad_a), optional_array(grad_b));
 }
@@ -458,6 +485,9 @@ void define_reductions(py::module_& m) {
   m.def("squared_difference_backward", &squared_difference_backward, py::arg("a"), py::arg("b"), py::arg("grad"),
         py::arg("broadcast"), py::arg("broadcast_axis"), py::arg("need_a"), py::arg("need_b"), py::arg("threads"),
         py::arg("dtype"), "See sqdiff.squared_difference_backward.");
+  m.def("mean_squared_difference_backward", &mean_squared_difference_backward, py::arg("a"), py::arg("b"),
+        py::arg("broadcast"), py::arg("broadcast_axis"), py::arg("need_a"), py::arg("need_b"), py::arg("threads"),
+        py::arg("dtype"), "See sqdiff.mean_squared_difference_backward.");
   m.def("subtract_backward", &subtract_backward, py::arg("grad"), py::arg("a_shape"), py::arg("b_shape"),
         py::arg("broadcast"), py::arg("broadcast_axis"), py::arg("need_a"), py::arg("need_b"), py::arg("threads"),
         py::arg("dtype"), "See sqdiff.subtract_backward.");

@@ -24,6 +24,7 @@
 
 #include "array_import.hpp"
 #include "binding_common.hpp"
+#include "compare_bindings.hpp"
 #include "dtype_layout.hpp"
 #include "sqdiff/sqdiff.hpp"
 
@@ -40,6 +41,7 @@ using sqdiff::Shape;
 // life of the process (never released, so nothing is freed after the
 // interpreter has shut down).
 PyObject* g_error = nullptr;         // sqdiff.Error
+PyObject* g_mixed_types = nullptr;   // sqdiff._sqdiff.MixedTypesError, a subclass
 PyObject* g_asarray = nullptr;       // numpy.asarray
 PyObject* g_empty = nullptr;         // numpy.empty
 PyObject* g_copyto = nullptr;        // numpy.copyto
@@ -412,10 +414,14 @@ py::array new_c_array(py::dtype dtype, const Shape& shape) {
   const sqdiff::TensorView nowhere{nullptr, a.view.dtype, {}, {}};
   const sqdiff::ConstTensorView no_a{nullptr, a.view.dtype, {}, {}};
   const sqdiff::ConstTensorView no_b{nullptr, b.view.dtype, {}, {}};
-  if (op == Op::subtract) {
-    sqdiff::subtract(no_a, no_b, nowhere);
-  } else {
-    sqdiff::squared_difference(no_a, no_b, nowhere);
+  try {
+    if (op == Op::subtract) {
+      sqdiff::subtract(no_a, no_b, nowhere);
+    } else {
+      sqdiff::squared_difference(no_a, no_b, nowhere);
+    }
+  } catch (const sqdiff::Error& error) {
+    throw MixedTypes(error.what());  // the library's message; Python promotes
   }
   fail(op_name(op), "input types differ");  // not reached: the library throws
 }
@@ -646,9 +652,18 @@ PYBIND11_MODULE(_sqdiff, m) {
       PyExc_ValueError, nullptr);
   if (g_error == nullptr) throw py::error_already_set();
   m.add_object("Error", py::handle(g_error));
+  g_mixed_types = PyErr_NewExceptionWithDoc(
+      "sqdiff._sqdiff.MixedTypesError",
+      "Inputs of two dtypes, raised by the compiled functions, which never convert; sqdiff's\n"
+      "public functions catch it and promote the inputs as NumPy's result_type does.",
+      g_error, nullptr);
+  if (g_mixed_types == nullptr) throw py::error_already_set();
+  m.add_object("MixedTypesError", py::handle(g_mixed_types));
   py::register_exception_translator([](std::exception_ptr error) {
     try {
       if (error) std::rethrow_exception(error);
+    } catch (const MixedTypes& e) {
+      PyErr_SetString(g_mixed_types, e.what());
     } catch (const sqdiff::Error& e) {
       PyErr_SetString(g_error, e.what());
     }
@@ -661,6 +676,13 @@ PYBIND11_MODULE(_sqdiff, m) {
         py::arg("axis"), "See sqdiff.broadcast_shape.");
   m.def("simd_target", &sqdiff::active_simd_target, "See sqdiff.simd_target.");
   m.def(
+      "as_array",
+      [](const std::string& op, const std::string& name, py::handle object) {
+        return as_array(op, name.c_str(), object);
+      },
+      py::arg("op"), py::arg("name"), py::arg("object"),
+      "An input as the functions read it (a NumPy array, no copy where none is needed); for sqdiff._promotion.");
+  m.def(
       "compiled_simd_targets",
       [] {
         py::list names;
@@ -669,4 +691,5 @@ PYBIND11_MODULE(_sqdiff, m) {
       },
       "See sqdiff.compiled_simd_targets.");
   define_reductions(m);
+  define_compare(m);
 }

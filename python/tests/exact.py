@@ -178,9 +178,10 @@ def _term_sign_negative_zero(value):
     return value == 0 and math.copysign(1.0, value) < 0
 
 
-def _gradient_sum(terms, name):
-    """Round a list of (Fraction or special float, is -0) terms once; -0 only when every
-    term is -0 (SPEC_DECISIONS section 8), +0 for no terms."""
+def _gradient_sum(terms, name, divisor=1):
+    """Round a list of (Fraction or special float, is -0) terms once, their sum divided by
+    `divisor` (a mean's gradient); -0 only when every term is -0 (SPEC_DECISIONS section 8),
+    +0 for no terms."""
     finite = Fraction(0)
     infinities = set()
     all_negative_zero = bool(terms)
@@ -199,7 +200,7 @@ def _gradient_sum(terms, name):
         return infinities.pop()
     if finite == 0:
         return -0.0 if all_negative_zero else 0.0
-    return round_to_format(finite, name)
+    return round_to_format(finite / divisor, name)
 
 
 def _product_term(d_value, d_negative, g, factor):
@@ -225,7 +226,7 @@ def _difference(a, b):
     return value, negative_zero
 
 
-def _sum_to(terms, shape, target_shape, broadcast, broadcast_axis, name, is_b):
+def _sum_to(terms, shape, target_shape, broadcast, broadcast_axis, name, is_b, divisor=1):
     """Sum an object array of terms (broadcast shape) down to target_shape."""
     if broadcast == "pdpd" and is_b:
         window = pdpd_reshape(target_shape, len(shape), broadcast_axis)
@@ -235,23 +236,26 @@ def _sum_to(terms, shape, target_shape, broadcast, broadcast_axis, name, is_b):
     for index in np.ndindex(*window):
         selection = tuple(slice(None) if w == 1 and s != 1 else slice(i, i + 1)
                           for i, w, s in zip(index, window, shape))
-        result.append(_gradient_sum(list(terms[selection].reshape(-1)), name))
+        result.append(_gradient_sum(list(terms[selection].reshape(-1)), name, divisor))
     return result
 
 
-def squared_difference_backward(a, b, grad, name, broadcast="numpy", broadcast_axis=-1):
-    """(grad_a, grad_b) exactly rounded, as arrays of the storage dtype."""
+def squared_difference_backward(a, b, grad, name, broadcast="numpy", broadcast_axis=-1, mean=False):
+    """(grad_a, grad_b) exactly rounded, as arrays of the storage dtype. With `mean`, those of
+    mean((a - b)**2) (grad is then ignored: every term's g is 1, each sum divided by the
+    broadcast element count)."""
     va, vb = broadcast_pair(to_python_values(a, name), to_python_values(b, name), broadcast, broadcast_axis)
-    vg = to_python_values(grad, name)
+    vg = np.ones(va.shape) if mean else to_python_values(grad, name)
     shape = va.shape
+    divisor = max(va.size, 1) if mean else 1
     terms_a = np.empty(shape, dtype=object)
     terms_b = np.empty(shape, dtype=object)
     for index in np.ndindex(*shape):
         d = _difference(va[index], vb[index])
         terms_a[index] = _product_term(d[0], d[1], vg[index], 2)
         terms_b[index] = _product_term(d[0], d[1], vg[index], -2)
-    grad_a = _sum_to(terms_a, shape, np.shape(a), broadcast, broadcast_axis, name, False)
-    grad_b = _sum_to(terms_b, shape, np.shape(b), broadcast, broadcast_axis, name, True)
+    grad_a = _sum_to(terms_a, shape, np.shape(a), broadcast, broadcast_axis, name, False, divisor)
+    grad_b = _sum_to(terms_b, shape, np.shape(b), broadcast, broadcast_axis, name, True, divisor)
     return _as_array(grad_a, np.shape(a), name), _as_array(grad_b, np.shape(b), name)
 
 

@@ -359,7 +359,7 @@ ERROR_CASES = [
     ("subtract", f32(3, 4), f32(3, 5, 4), {"broadcast": "pdpd"}),
     ("squared_difference", f32(2, 3, 4), f32(3,), {"broadcast": "pdpd", "broadcast_axis": 2}),
     ("squared_difference", f32(2, 3, 4), f32(2,), {"broadcast": "pdpd", "broadcast_axis": 1}),
-    ("squared_difference", f32(2, 3), np.zeros(3), {}),
+    ("squared_difference", f32(2, 3), np.zeros(3), {"dtype": np.float32}),  # dtype= checks: not promoted
     ("squared_difference", np.zeros((2, 3), dtype=bool), np.zeros(3, dtype=bool), {}),
     ("subtract", np.zeros(3, dtype=np.complex64), np.zeros(3, dtype=np.complex64), {}),
     ("squared_difference", f32(3), f32(3), {"broadcast": "nope"}),
@@ -379,7 +379,7 @@ ERROR_CASES = [
     ("mean_squared_difference", f32(3, 4), f32(4), {"axis": 1.0}),
     ("sum_squared_difference", np.zeros(3, dtype=np.int32), np.zeros(3, dtype=np.int32), {"dtype": np.float16}),
     ("mean_squared_difference", np.zeros(3, dtype=np.int32), np.zeros(3, dtype=np.int32), {"dtype": np.int64}),
-    ("sum_squared_difference", f32(3), np.zeros(3, dtype=np.float16), {}),
+    ("sum_squared_difference", f32(3), np.zeros(3, dtype=np.float16), {"dtype": np.int64}),  # promoted to f32
     ("mean_squared_difference", f32(3), f32(3), {"threads": -2}),
     ("mean_squared_difference", f32(3, 2), f32(2, 3), {"broadcast": "none", "axis": 0}),
     ("sum_squared_difference", f32(2, 3, 4), f32(3, 4), {"broadcast": "pdpd", "broadcast_axis": 2}),

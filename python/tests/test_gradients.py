@@ -129,8 +129,8 @@ def test_errors():
         sqdiff.squared_difference_backward(a.astype(np.int32), a.astype(np.int32), a.astype(np.int32))
     with pytest.raises(sqdiff.Error, match=r"^subtract_backward: .*u16"):
         sqdiff.subtract_backward(np.ones(3, np.uint16), (3,), (3,))
-    with pytest.raises(sqdiff.Error, match=r"grad_out has shape \[3\], not the broadcast shape \[2,3\]"):
-        sqdiff.squared_difference_backward(a, a, a[0])
+    with pytest.raises(sqdiff.Error, match=r"grad_out has shape \[2\], not the broadcast shape \[2,3\]"):
+        sqdiff.squared_difference_backward(a, a, a[:, 0])  # [2] does not broadcast to [2,3]
     with pytest.raises(sqdiff.Error, match=r"^subtract_backward: grad has shape \[2,3\], not the broadcast shape "
                                            r"\[3,3\] of a_shape \[3,1\] and b_shape \[3\]$"):
         sqdiff.subtract_backward(a, (3, 1), (3,), need="b")
@@ -138,9 +138,133 @@ def test_errors():
         sqdiff.subtract_backward(a, (2,), (3,))
     with pytest.raises(sqdiff.Error, match=r"need holds 'a' and/or 'b', not 'c'"):
         sqdiff.squared_difference_backward(a, a, a, need=("a", "c"))
-    with pytest.raises(sqdiff.Error, match=r"input types differ|is f64|f64"):
-        sqdiff.squared_difference_backward(a, a, a.astype(np.float64))
+    with pytest.raises(sqdiff.Error, match=r"b has dtype float16, but dtype=float32 was asked for"):  # not promoted
+        sqdiff.squared_difference_backward(a, a.astype(np.float16), a, dtype=np.float32)
     with pytest.raises(TypeError, match=r"a_shape must be a sequence of ints"):
         sqdiff.subtract_backward(a, "23", (3,))
     with pytest.raises(sqdiff.Error, match=r"unknown broadcast mode"):
         sqdiff.subtract_backward(a, (2, 3), (3,), broadcast="bad")
+
+
+# --- broadcast upstream gradients (issue 24) ---------------------------------
+
+UPSTREAM_CASES = [  # (a shape, b shape, grad shape): grad broadcasts to the output shape by NumPy's rules
+    ((3, 4), (4,), ()), ((3, 4), (4,), (4,)), ((3, 4), (3, 1), (3, 1)), ((2, 1, 5), (3, 1), (1, 3, 1)),
+    ((0, 3), (3,), ()),
+]
+
+
+@pytest.mark.parametrize("name", FLOATS)
+@pytest.mark.parametrize("a_shape, b_shape, grad_shape", UPSTREAM_CASES)
+def test_a_broadcastable_upstream_gradient_is_broadcast(name, a_shape, b_shape, grad_shape):
+    """The result is the full-shape gradient's (the oracle on np.broadcast_to(g)), bit for bit."""
+    rng = np.random.default_rng(77 + FLOATS.index(name) * 10 + UPSTREAM_CASES.index((a_shape, b_shape, grad_shape)))
+    a = random_values(rng, name, a_shape)
+    b = random_values(rng, name, b_shape)
+    g = random_values(rng, name, grad_shape)
+    full = np.broadcast_to(g, broadcast_of(a_shape, b_shape, "numpy", -1))
+    want_a, want_b = exact.squared_difference_backward(a, b, full, name)
+    got_a, got_b = sqdiff.squared_difference_backward(a, b, g, dtype=dtype_keyword(name))
+    assert_same_bits(got_a, want_a)
+    assert_same_bits(got_b, want_b)
+    want_a, want_b = exact.subtract_backward(full, a_shape, b_shape, name)
+    got_a, got_b = sqdiff.subtract_backward(g, a_shape, b_shape, dtype=dtype_keyword(name))
+    assert_same_bits(got_a, want_a)
+    assert_same_bits(got_b, want_b)
+
+
+def test_scalar_upstream_gradients():
+    a = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=np.float32)
+    b = np.array([0.5, 0.0, 1.0], dtype=np.float32)
+    grad_a, grad_b = sqdiff.squared_difference_backward(a, b, 0.25)  # weak: float32's 0.25
+    assert grad_a.dtype == np.float32 and grad_a.tolist() == (0.5 * (a - b)).tolist()
+    assert grad_b.tolist() == (-0.5 * (a - b)).sum(0).tolist()
+    grad_a, grad_b = sqdiff.squared_difference_backward(a, b, np.float32(0.25))  # a NumPy scalar, the same
+    assert grad_a.tolist() == (0.5 * (a - b)).tolist()
+    grad_a, grad_b = sqdiff.subtract_backward(2.0, (2, 3), (2, 1))
+    assert grad_a.dtype == np.float64 and grad_a.tolist() == [[2.0] * 3] * 2 and grad_b.tolist() == [[-6.0]] * 2
+    grad_a, grad_b = sqdiff.subtract_backward(np.float16(1), (4,), (), need="b")
+    assert grad_a is None and grad_b.dtype == np.float16 and grad_b == -4
+    # A list broadcasts too (an array of its own dtype, float64 here: a and b promote with it).
+    grad_a, _ = sqdiff.squared_difference_backward(a, b, [1.0, 0.0, 2.0])
+    assert grad_a.dtype == np.float64 and grad_a.tolist() == (2 * (a - b) * [1.0, 0.0, 2.0]).tolist()
+
+
+def test_an_upstream_gradient_that_does_not_broadcast_is_an_error():
+    a = np.ones((2, 3), dtype=np.float32)
+    with pytest.raises(sqdiff.Error, match=r"^squared_difference_backward: grad_out has shape \[2\], not the broadcast "
+                                           r"shape \[2,3\]"):
+        sqdiff.squared_difference_backward(a, a, np.ones(2, dtype=np.float32))
+    with pytest.raises(sqdiff.Error, match=r"^subtract_backward: grad has shape \[4\], not the broadcast shape \[2,3\]"):
+        sqdiff.subtract_backward(np.ones(4, dtype=np.float32), (2, 3), (3,))
+
+
+def test_a_broadcast_upstream_gradient_is_not_copied():
+    import tracemalloc
+    a = np.ones((1000, 1000), dtype=np.float32)
+    b = np.zeros(1000, dtype=np.float32)
+    tracemalloc.start()
+    _, grad_b = sqdiff.squared_difference_backward(a, b, np.float32(1), need="b")  # grad_b: 1000 floats
+    assert grad_b.tolist() == [-2000.0] * 1000
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 100_000, peak  # never the 4 MB of a full-shape grad
+
+
+# --- mean_squared_difference_backward (issue 24) --------------------------------
+
+MSE_CASES = CASES + [("numpy", (3, 7), (3, 7), -1), ("numpy", (5, 1), (1, 6), -1), ("numpy", (16,), (16,), -1),
+                     ("numpy", (4, 8), (8,), -1)]
+
+
+@pytest.mark.parametrize("name", FLOATS)
+@pytest.mark.parametrize("mode, a_shape, b_shape, axis", MSE_CASES)
+def test_mean_squared_difference_backward_against_oracle(name, mode, a_shape, b_shape, axis):
+    """The exact 2 (a - b) / n summed to each shape, rounded once: odd n (21, 30, 3...) through the
+    library's division, powers of two (16, 32) through the scaled kernel, the same bits."""
+    rng = np.random.default_rng(5000 + FLOATS.index(name) * 100 + MSE_CASES.index((mode, a_shape, b_shape, axis)))
+    a = random_values(rng, name, a_shape)
+    b = random_values(rng, name, b_shape)
+    want_a, want_b = exact.squared_difference_backward(a, b, None, name, mode, axis, mean=True)
+    got_a, got_b = sqdiff.mean_squared_difference_backward(a, b, broadcast=mode, broadcast_axis=axis,
+                                                           dtype=dtype_keyword(name))
+    assert_same_bits(got_a, want_a)
+    assert_same_bits(got_b, want_b)
+
+
+def test_mean_squared_difference_backward_rounds_once():
+    """2 (a - b) / 3 rounded once differs from 2 (a - b) times 1/3 rounded first."""
+    a = np.array([1.0, 5.0, 7.0], dtype=np.float32)
+    b = np.zeros(3, dtype=np.float32)
+    got, _ = sqdiff.mean_squared_difference_backward(a, b, need="a")
+    want = [np.float32(float(2 * x) / 3) for x in a]  # float64's quotient, exact enough to round once here
+    assert got.tolist() == [float(w) for w in want]
+    scaled, _ = sqdiff.squared_difference_backward(a, b, np.float32(1 / 3), need="a")
+    assert scaled.tolist() != got.tolist()  # 1/3 rounded to float32 first: another result
+    # The gradient of the loss mean_squared_difference computes, checked by a finite difference.
+    x = np.linspace(-1, 1, 7)
+    y = np.cos(x)
+    grad_x, grad_y = sqdiff.mean_squared_difference_backward(x, y)
+    h = 1e-6
+    for i in range(7):
+        step = np.zeros(7)
+        step[i] = h
+        numeric = (sqdiff.mean_squared_difference(x + step, y) - sqdiff.mean_squared_difference(x - step, y)) / (2 * h)
+        assert math.isclose(grad_x[i], numeric, rel_tol=1e-6, abs_tol=1e-9)
+    assert np.array_equal(grad_y, -grad_x)
+
+
+def test_mean_squared_difference_backward_promotes_and_refuses():
+    grad_a, grad_b = sqdiff.mean_squared_difference_backward(np.float32([1, 2, 4]), [0.0, 0.5, 1.0])
+    assert grad_a.dtype == grad_b.dtype == np.float64
+    assert grad_a.tolist() == [2 * 1 / 3, 2 * 1.5 / 3, 2 * 3 / 3]
+    grad_a, grad_b = sqdiff.mean_squared_difference_backward(np.zeros((3, 0)), np.zeros(0))
+    assert grad_a.shape == (3, 0) and grad_b.tolist() == []
+    grad_a, _ = sqdiff.mean_squared_difference_backward(np.ones((2, 1)), np.zeros(0), need="a")
+    assert grad_a.tolist() == [[0.0], [0.0]]  # no terms: zeros, not 0/0
+    with pytest.raises(sqdiff.Error, match=r"^mean_squared_difference_backward: a is i32: gradients take float types"):
+        sqdiff.mean_squared_difference_backward(np.ones(2, np.int32), np.ones(2, np.int32))
+    with pytest.raises(sqdiff.Error, match=r"^mean_squared_difference_backward: cannot broadcast \[2\] with \[3\]"):
+        sqdiff.mean_squared_difference_backward(np.ones(2), np.ones(3))
+    with pytest.raises(sqdiff.Error, match=r"need holds 'a' and/or 'b', not 'x'"):
+        sqdiff.mean_squared_difference_backward(np.ones(2), np.ones(2), need="x")

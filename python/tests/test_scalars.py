@@ -116,12 +116,14 @@ def test_two_python_scalars_take_numpy_2_defaults():
 
 
 def test_numpy_scalars_and_arrays_are_strong():
-    with pytest.raises(sqdiff.Error, match=r"input types differ: a is f32, b is f64"):
-        sqdiff.squared_difference(np.ones(2, dtype=np.float32), np.float64(0.5))
-    with pytest.raises(sqdiff.Error, match=r"input types differ: a is f32, b is f64"):
-        sqdiff.sum_squared_difference(np.ones(2, dtype=np.float32), np.array(0.5))
-    with pytest.raises(sqdiff.Error, match=r"input types differ: a is u8, b is i64"):
-        sqdiff.subtract(np.ones(2, dtype=np.uint8), [1, 2])  # a list is an array, not a scalar
+    # Strong: their dtype promotes with the array's (NumPy 2; NumPy 1's value-based casting
+    # would keep float32 and uint8 here), where a Python scalar would take the array's dtype.
+    got = sqdiff.squared_difference(np.ones(2, dtype=np.float32), np.float64(0.1))
+    assert got.dtype == np.float64 and got.tolist() == [(1 - 0.1) ** 2] * 2
+    got = sqdiff.sum_squared_difference(np.ones(2, dtype=np.float32), np.array(0.1))
+    assert got.dtype == np.float64 and got == sqdiff.sum_squared_difference(np.ones(2), np.array(0.1))
+    got = sqdiff.subtract(np.ones(2, dtype=np.uint8), [1, 2])  # a list is an array of int64, not a scalar
+    assert got.dtype == np.int64 and got.tolist() == [0, -1]
 
 
 def test_scalars_in_the_gradients():

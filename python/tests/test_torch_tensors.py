@@ -64,8 +64,35 @@ def test_a_python_scalar_takes_the_tensors_dtype():
 def test_what_dlpack_cannot_export_is_an_error_naming_the_input():
     with pytest.raises(sqdiff.Error, match=r"^subtract: b \(a Tensor\) cannot be read through DLPack: "):
         sqdiff.subtract(np.zeros(2, np.float32), torch.zeros(2, requires_grad=True))
-    with pytest.raises(sqdiff.Error, match=r"^squared_difference: a \(a Tensor\) cannot be read through DLPack: "):
-        sqdiff.squared_difference(torch.zeros(2, dtype=torch.bfloat16), torch.zeros(2, dtype=torch.bfloat16))
+
+
+def ml_dtypes_installed():
+    try:
+        import ml_dtypes  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(ml_dtypes_installed(), reason="ml_dtypes is installed: bfloat16 tensors are read "
+                                                  "(test_torch_bfloat16.py)")
+def test_a_bfloat16_tensor_without_ml_dtypes_says_what_to_do():
+    out = np.full(2, 7, np.uint16)
+    for function in (lambda t: sqdiff.squared_difference(t, t, out=out), lambda t: sqdiff.sum_squared_difference(t, t),
+                     lambda t: sqdiff.squared_difference_backward(t, t, t)):
+        with pytest.raises(sqdiff.Error) as raised:
+            function(torch.ones(2, dtype=torch.bfloat16))
+        message = str(raised.value)
+        assert message.endswith(
+            ": a (a Tensor) is a PyTorch bfloat16 tensor, which NumPy reads only with ml_dtypes' bfloat16 dtype: "
+            "install ml_dtypes (pip install ml_dtypes, or pip install \"sqdiff[bf16]\") to pass it as it is, or pass "
+            "its bits, a.view(torch.int16).numpy().view(numpy.uint16), with dtype=\"bfloat16\""), message
+    assert out.tolist() == [7, 7]
+    # The advice works: the bits, with dtype="bfloat16".
+    t = torch.tensor([1.5, 3.0], dtype=torch.bfloat16)
+    bits = t.view(torch.int16).numpy().view(np.uint16)
+    d = sqdiff.squared_difference(bits, sqdiff.to_bfloat16_bits([1.0, 1.0]), dtype="bfloat16")
+    assert sqdiff.from_bfloat16_bits(d).tolist() == [0.25, 4.0]
 
 
 def test_out_must_be_a_numpy_array():

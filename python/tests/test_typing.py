@@ -28,6 +28,7 @@ GOOD = textwrap.dedent("""\
     m: NDArray[Any] = sqdiff.mean_squared_difference(a, b, axis=-1)
     grads: Tuple[Optional[NDArray[Any]], Optional[NDArray[Any]]] = sqdiff.squared_difference_backward(a, b, a, need="a")
     sub: Tuple[Optional[NDArray[Any]], Optional[NDArray[Any]]] = sqdiff.subtract_backward(a, (2, 3), (3,))
+    mse: Tuple[Optional[NDArray[Any]], Optional[NDArray[Any]]] = sqdiff.mean_squared_difference_backward(a, b, need="a")
     shape: Tuple[int, ...] = sqdiff.broadcast_shape((8, 1, 6, 1), [7, 1, 5], broadcast="pdpd", broadcast_axis=0)
     target: str = sqdiff.simd_target()
     targets: List[str] = sqdiff.compiled_simd_targets()

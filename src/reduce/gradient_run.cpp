@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "kernels/gradient_table.hpp"
@@ -35,9 +36,9 @@ int threads_for(const ReduceCall& call) {
   return call.outputs * std::max<int64_t>(call.count, 1) < kMinParallelTerms ? 1 : requested;
 }
 
-// One output's exact value, rounded.
+// One output's exact value (divided by the call's divisor, a mean's gradient), rounded.
 uint64_t exact_bits(const ReduceCall& call, const std::vector<ReduceDim>& summed, const Offsets& base) {
-  return *round_exact(exact_output_sum(call, summed, base), false, 0, call.output);
+  return *round_exact(exact_output_sum(call, summed, base), call.divisor != 0, call.divisor, call.output);
 }
 
 // ---- Element-wise: one term per output --------------------------------------
@@ -359,7 +360,12 @@ void summed_outputs(void* context, std::size_t begin, std::size_t count) {
         const double chain = static_cast<double>(kBlockTerms + blocks + 2);
         const double error =
             (0x1p-100 + 4 * chain * chain * kUnit * kUnit) * magnitude * (1 + 0x1p-20) * (1 + 2 * chain * kUnit);
-        if (const auto rounded = round_if_decided(Approximation{hi, lo, error}, call.output)) {
+        // A mean's gradient: the approximation divided, with its bound (none
+        // for divisors beyond 2^53 or tiny quotients: the exact path divides).
+        const std::optional<Approximation> value =
+            call.divisor == 0 ? std::optional<Approximation>(Approximation{hi, lo, error})
+                              : divide(Approximation{hi, lo, error}, call.divisor);
+        if (const auto rounded = value ? round_if_decided(*value, call.output) : std::nullopt) {
           bits = *rounded;
           decided = true;
         }
@@ -402,7 +408,8 @@ namespace {
 // ones too, is summed exactly.
 void run_calls(const std::array<ReduceCall, 2>& calls) {
   std::array<bool, 2> ran = {false, false};
-  if (calls[0].term == Term::difference_product && fast_square_reductions_enabled()) {
+  // The kernel rounds 2 (a - b) g itself, undivided: a mean's gradient takes the summed path.
+  if (calls[0].term == Term::difference_product && calls[0].divisor == 0 && fast_square_reductions_enabled()) {
     ran = run_elementwise_products(calls);
   }
   for (std::size_t k = 0; k < 2; ++k) {

@@ -259,18 +259,41 @@ void check_gradients_apart(std::string_view op, const TensorView* grad_a, const 
 
 }  // namespace
 
-std::array<ReduceCall, 2> validate_squared_difference_backward(const ConstTensorView& a, const ConstTensorView& b,
-                                                               const ConstTensorView& grad_out,
-                                                               const TensorView* grad_a, const TensorView* grad_b,
-                                                               const Options& options) {
-  constexpr std::string_view op = "squared_difference_backward";
-  std::vector<std::pair<const char*, DType>> types{{"a", a.dtype}, {"b", b.dtype}, {"grad_out", grad_out.dtype}};
+namespace {
+
+// One, in each float type's bits: mean_squared_difference_backward's grad_out,
+// read through strides of 0 (static, so that the calls may point at it).
+alignas(8) constexpr uint16_t kOneF16 = 0x3C00;
+alignas(8) constexpr uint16_t kOneBF16 = 0x3F80;
+alignas(8) constexpr float kOneF32 = 1.0f;
+alignas(8) constexpr double kOneF64 = 1.0;
+
+const void* one_of(DType dtype) {
+  switch (dtype) {
+    case DType::f16: return &kOneF16;
+    case DType::bf16: return &kOneBF16;
+    case DType::f32: return &kOneF32;
+    default: return &kOneF64;  // f64: the float check has refused every other type
+  }
+}
+
+// squared_difference_backward's validation under the name `op`; a null
+// grad_out stands for ones of the broadcast shape (mean_squared_difference_backward).
+std::array<ReduceCall, 2> validate_difference_products(std::string_view op, const ConstTensorView& a,
+                                                       const ConstTensorView& b, const ConstTensorView* given_grad_out,
+                                                       const TensorView* grad_a, const TensorView* grad_b,
+                                                       const Options& options) {
+  std::vector<std::pair<const char*, DType>> types{{"a", a.dtype}, {"b", b.dtype}};
+  if (given_grad_out != nullptr) types.emplace_back("grad_out", given_grad_out->dtype);
   if (grad_a != nullptr) types.emplace_back("grad_a", grad_a->dtype);
   if (grad_b != nullptr) types.emplace_back("grad_b", grad_b->dtype);
   check_float_types(op, types);
   check_threads(op, options.threads);
   DimVector shape;
   broadcast_dims(op, a.shape, b.shape, options.broadcast, shape);
+  const int64_t terms = element_count(shape);
+  const ConstTensorView ones{one_of(a.dtype), a.dtype, Shape(shape.begin(), shape.end()), Shape(shape.size(), 0)};
+  const ConstTensorView& grad_out = given_grad_out != nullptr ? *given_grad_out : ones;
   if (!(shape == std::span<const int64_t>(grad_out.shape))) {
     fail(op, "grad_out has shape " + format_shape(grad_out.shape) + ", not the broadcast shape " + format_shape(shape) +
                  " of " + format_shape(a.shape) + " and " + format_shape(b.shape) + " " + format_mode(options.broadcast));
@@ -283,7 +306,7 @@ std::array<ReduceCall, 2> validate_squared_difference_backward(const ConstTensor
     calls[k] = gradient_call(op, k == 0 ? "grad_a" : "grad_b", *grads[k], inputs[k]->shape, shape, options.broadcast,
                              k == 1);
   }
-  const bool reads = (calls[0].outputs > 0 || calls[1].outputs > 0) && element_count(shape) > 0;
+  const bool reads = (calls[0].outputs > 0 || calls[1].outputs > 0) && terms > 0;
   const AlignedInput ia = align(op, "a", a, shape, options.broadcast, false, reads);
   const AlignedInput ib = align(op, "b", b, shape, options.broadcast, true, reads);
   const AlignedInput ig = align(op, "grad_out", grad_out, shape, Broadcast{BroadcastKind::none, -1}, false, reads);
@@ -301,7 +324,27 @@ std::array<ReduceCall, 2> validate_squared_difference_backward(const ConstTensor
                  reads ? std::vector<ByteRange>{ia.range, ib.range, ig.range} : std::vector<ByteRange>{});
   }
   check_gradients_apart(op, grad_a, grad_b, calls);
+  if (given_grad_out == nullptr) {
+    // A mean over every element: each output's sum divided by their count (with
+    // none, a sum of no terms, +0, left undivided).
+    for (ReduceCall& call : calls) call.divisor = static_cast<uint64_t>(terms);
+  }
   return calls;
+}
+
+}  // namespace
+
+std::array<ReduceCall, 2> validate_squared_difference_backward(const ConstTensorView& a, const ConstTensorView& b,
+                                                               const ConstTensorView& grad_out,
+                                                               const TensorView* grad_a, const TensorView* grad_b,
+                                                               const Options& options) {
+  return validate_difference_products("squared_difference_backward", a, b, &grad_out, grad_a, grad_b, options);
+}
+
+std::array<ReduceCall, 2> validate_mean_squared_difference_backward(const ConstTensorView& a, const ConstTensorView& b,
+                                                                    const TensorView* grad_a, const TensorView* grad_b,
+                                                                    const Options& options) {
+  return validate_difference_products("mean_squared_difference_backward", a, b, nullptr, grad_a, grad_b, options);
 }
 
 std::array<ReduceCall, 2> validate_subtract_backward(const ConstTensorView& grad_out, const TensorView* grad_a,

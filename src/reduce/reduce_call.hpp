@@ -38,6 +38,7 @@ struct ReduceCall {
   DimVector out_strides;  // over shape's dims, 0 on the reduced ones
   DimVector reduced;      // 1 on the dims summed over
   int64_t count = 0;      // terms per output element (the mean's divisor)
+  uint64_t divisor = 0;   // gradients of a mean: each output's sum divided by it (0: not divided)
   int64_t outputs = 0;    // output elements; 0: nothing to do
   bool out_aliases_input = false;  // the output shares bytes with an input: computed aside first
   int threads = 0;
@@ -61,6 +62,13 @@ std::array<ReduceCall, 2> validate_squared_difference_backward(const ConstTensor
                                                                const ConstTensorView& grad_out,
                                                                const TensorView* grad_a, const TensorView* grad_b,
                                                                const Options& options);
+
+// mean_squared_difference_backward: squared_difference_backward's calls with a
+// grad_out of ones (a constant, every stride 0) and the broadcast element
+// count as the divisor of every output.
+std::array<ReduceCall, 2> validate_mean_squared_difference_backward(const ConstTensorView& a, const ConstTensorView& b,
+                                                                    const TensorView* grad_a, const TensorView* grad_b,
+                                                                    const Options& options);
 
 std::array<ReduceCall, 2> validate_subtract_backward(const ConstTensorView& grad_out, const TensorView* grad_a,
                                                      const TensorView* grad_b, const Options& options);

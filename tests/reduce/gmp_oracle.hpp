@@ -576,9 +576,10 @@ inline std::vector<Expected> round_reduction(const ExactReduction& r, bool mean,
 // Gradients (SPEC section 8)
 
 // grad_a (which = 0) or grad_b (which = 1) of squared_difference_backward,
-// row-major over that input's shape.
+// row-major over that input's shape; with a `divisor`, each exact sum divided
+// by it before the rounding (mean_squared_difference_backward, g all ones).
 inline std::vector<Expected> squared_difference_gradient(const Input& a, const Input& b, const Input& g, Broadcast mode,
-                                                         int which) {
+                                                         int which, int64_t divisor = 0) {
   const Alignment al = align(a.shape, b.shape, mode);
   if (g.shape != al.shape) throw std::logic_error("oracle: grad_out must have the broadcast shape");
   const Shape& own = which == 0 ? a.shape : b.shape;
@@ -598,7 +599,7 @@ inline std::vector<Expected> squared_difference_gradient(const Input& a, const I
     add_difference_product(ea, eb, eg, which == 1, sums[static_cast<std::size_t>(own_linear_index(own, dims, idx))], d);
   });
   std::vector<Expected> e;
-  for (const ExactSum& s : sums) e.push_back(round_sum(s, 2 * scale_of(a.dtype), false, 0, a.dtype));
+  for (const ExactSum& s : sums) e.push_back(round_sum(s, 2 * scale_of(a.dtype), divisor != 0, divisor, a.dtype));
   return e;
 }
 

@@ -169,6 +169,141 @@ TEST(Gradients, LargeCasesEqualTheOracle) {
   }
 }
 
+// ---------------------------------------------------------------------------
+// mean_squared_difference_backward: 2 (a - b) / n summed to each input's
+// shape, the division included in the one rounding.
+
+// The bits of 1 in float type t, for the oracle's grad_out of ones.
+uint64_t one_bits(DType t) {
+  switch (t) {
+    case DType::f16: return 0x3C00;
+    case DType::bf16: return 0x3F80;
+    case DType::f32: return std::bit_cast<uint32_t>(1.0f);
+    default: return std::bit_cast<uint64_t>(1.0);
+  }
+}
+
+void check_mean_gradient_case(const GradientCase& c, std::mt19937_64& rng, const ValueMix& mix,
+                              const std::vector<int64_t>& targets = {0}) {
+  const Shape shape = gmp::align(c.a_shape, c.b_shape, c.mode).shape;
+  const Array a = random_array(c.type, c.a_shape, layout_of(kLayoutKinds[rng() % 6], c.a_shape, rng, true), rng, mix);
+  const Array b = random_array(c.type, c.b_shape, layout_of(kLayoutKinds[rng() % 6], c.b_shape, rng, true), rng, mix);
+  unsigned char one[8];
+  gmp::store_bits(one, gmp::size_of(c.type), one_bits(c.type));
+  const gmp::Input ones{c.type, one, shape, Shape(shape.size(), 0)};
+  const int64_t n = count_of(shape);
+  std::vector<gmp::Expected> expected[2];
+  for (int which = 0; which < 2; ++which) {
+    if (which == 0 ? c.want_a : c.want_b) {
+      expected[which] = gmp::squared_difference_gradient(a.input(), b.input(), ones, c.mode, which, n);
+    }
+  }
+  for (const int64_t target : targets) {
+    const TargetGuard guard(target);
+    Array grad_a = sentinel_array(c.type, c.a_shape, layout_of(LayoutKind::dense, c.a_shape, rng, false));
+    Array grad_b = sentinel_array(c.type, c.b_shape, layout_of(LayoutKind::reversed, c.b_shape, rng, false));
+    const sqdiff::TensorView va = grad_a.mutable_view(), vb = grad_b.mutable_view();
+    sqdiff::Options options;
+    options.broadcast = c.mode;
+    options.threads = c.threads;
+    const std::string what = c.describe() + ", mean_squared_difference_backward; a " + text(a.layout) + ", b " +
+                             text(b.layout) + ", " + target_text(target);
+    sqdiff::mean_squared_difference_backward(a.view(), b.view(), c.want_a ? &va : nullptr, c.want_b ? &vb : nullptr,
+                                             options);
+    for (int which = 0; which < 2; ++which) {
+      const Array& grad = which == 0 ? grad_a : grad_b;
+      if (!(which == 0 ? c.want_a : c.want_b)) {
+        EXPECT_TRUE(untouched(grad)) << what;
+        continue;
+      }
+      ASSERT_TRUE(output_matches(grad, expected[which])) << (which == 0 ? "grad_a: " : "grad_b: ") << what;
+    }
+  }
+}
+
+class RandomMeanGradients : public ::testing::TestWithParam<DType> {};
+
+TEST_P(RandomMeanGradients, EqualTheExactQuotientRoundedOnce) {
+  std::mt19937_64 rng(4242 + static_cast<int>(GetParam()));
+  for (int i = 0; i < 200; ++i) {
+    const GradientCase c = random_gradient_case(GetParam(), rng);
+    ValueMix mix;
+    mix.specials = rng() % 5 == 0 ? 0.02 : 0;
+    mix.extremes = rng() % 3 == 0 ? 0.1 : 0.01;
+    SCOPED_TRACE("case " + std::to_string(i));
+    check_mean_gradient_case(c, rng, mix);
+    if (HasFatalFailure()) return;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryFloatType, RandomMeanGradients, ::testing::ValuesIn(kFloatTypes), type_param_name);
+
+// Divisors with odd factors (3, 7, 20011), a power of two, one beyond 2^53's
+// double division is not needed for; same shapes and summed ones; every target.
+TEST(MeanGradients, LargeCasesEqualTheOracle) {
+  std::mt19937_64 rng(7);
+  struct Large {
+    Shape a, b;
+  };
+  const std::vector<Large> cases = {{{20011}, {20011}}, {{3}, {1}}, {{64, 7}, {7}}, {{300, 67}, {300, 1}},
+                                    {{1}, {4096}}, {{13, 1, 71}, {1, 17, 71}}};
+  for (const DType t : kFloatTypes) {
+    for (const Large& l : cases) {
+      GradientCase c;
+      c.type = t;
+      c.a_shape = l.a;
+      c.b_shape = l.b;
+      c.threads = 2;
+      ValueMix mix;
+      mix.specials = 0.0005;
+      mix.extremes = 0.02;
+      check_mean_gradient_case(c, rng, mix, targets_to_run());
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+// With the fast paths off every output is divided on the exact path: the same bits.
+TEST(MeanGradients, ExactPathGivesTheSameBits) {
+  std::mt19937_64 rng(11);
+  sqdiff::detail::set_fast_square_reductions(false);
+  for (const DType t : kFloatTypes) {
+    for (int i = 0; i < 40 && !HasFatalFailure(); ++i) check_mean_gradient_case(random_gradient_case(t, rng), rng, ValueMix{});
+  }
+  sqdiff::detail::set_fast_square_reductions(true);
+}
+
+// No elements: the gradients are sums of no terms, +0, never 0/0.
+TEST(MeanGradients, AnEmptyBroadcastShapeGivesZeros) {
+  for (const DType t : kFloatTypes) {
+    Array grad_a = sentinel_array(t, {3, 1}, dense_layout({3, 1}));
+    const sqdiff::TensorView va = grad_a.mutable_view();
+    sqdiff::mean_squared_difference_backward({nullptr, t, {3, 1}}, {nullptr, t, {0}}, &va, nullptr);
+    EXPECT_TRUE(output_matches(grad_a, std::vector<gmp::Expected>(3))) << sqdiff::dtype_name(t);
+  }
+}
+
+TEST(MeanGradients, IntegerAndMixedTypesAreErrors) {
+  const int32_t ints[2] = {1, 2};
+  int32_t out[2] = {7, 7};
+  const sqdiff::TensorView grad{out, DType::i32, {2}};
+  EXPECT_THROW(sqdiff::mean_squared_difference_backward({ints, DType::i32, {2}}, {ints, DType::i32, {2}}, &grad, nullptr),
+               sqdiff::Error);
+  EXPECT_EQ(out[0], 7);
+  const float f[2] = {1, 2};
+  const double d[2] = {1, 2};
+  float fo[2] = {7, 7};
+  const sqdiff::TensorView fgrad{fo, DType::f32, {2}};
+  try {
+    sqdiff::mean_squared_difference_backward({f, DType::f32, {2}}, {d, DType::f64, {2}}, &fgrad, nullptr);
+    ADD_FAILURE() << "mixed types were accepted";
+  } catch (const sqdiff::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("mean_squared_difference_backward: b is f64, not f32 like a"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(fo[0], 7.0f);
+}
+
 // The loss L = sum over the broadcast shape of g (a - b)^2 (or g (a - b)
 // for subtract), in long double, with `delta` added to element `index` of a
 // (side 0) or b (side 1); with `magnitude`, the sum of |g| (|a| + |b| + |delta|)^2

@@ -521,6 +521,25 @@ class RunErrorTest(CliTestCase):
         np.save(path, np.array([None, 1], dtype=object), allow_pickle=True)
         self.expect_failure(self.run_args(path, path), path, "object")
 
+    def test_bfloat16_npy_names_dtype_bf16(self):
+        # ml_dtypes.bfloat16 arrays save as '<V2' (np.save of ml_dtypes 0.6), two raw bytes a
+        # reader cannot tell from other void data: the error says how to pass bfloat16 bits.
+        bits = np.array([0x3F80, 0x4000, 0xC040], dtype=np.uint16)  # 1.0, 2.0, -3.0
+        path = self.save("bf16_ml_dtypes.npy", bits)
+        with open(path, "rb") as f:
+            raw = f.read()
+        self.assertIn(b"'<u2'", raw)
+        path = self.write_raw("bf16_ml_dtypes.npy", raw.replace(b"'<u2'", b"'<V2'"))
+        self.expect_failure(self.run_args(path, path), path, "unsupported dtype descr '<V2' (void/raw bytes)",
+                            "save their bits instead, np.save(path, a.view(np.uint16)), and pass --dtype bf16")
+        # The advice works: the same bits as '<u2' with --dtype bf16.
+        fixed = self.save("bf16_bits.npy", bits)
+        self.assert_ok(run(self.run_args(fixed, fixed, "--dtype", "bf16", out=self.path("ok.npy"))))
+        # Other void data gets no bfloat16 hint.
+        other = self.write_raw("v4.npy", raw.replace(b"'<u2'", b"'|V4'")[:-6] + b"\x00" * 12)
+        result = self.expect_failure(self.run_args(other, other), other, "void/raw bytes")
+        self.assertNotIn("--dtype bf16", result.stderr)
+
     def test_mismatched_shapes(self):
         c = self.save("c.npy", np.ones((3, 2), dtype=np.float32))
         self.expect_failure(self.run_args(self.good_a, c), "squared_difference: cannot broadcast [2,3] with [3,2] (numpy)")

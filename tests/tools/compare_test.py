@@ -127,11 +127,13 @@ def expected_report(a, b, dtype, mode="numpy", axis=-1, peak=None):
     }
 
 
-def number(value):
-    """A JSON number of the report, or its string form of NaN and the infinities, as a float."""
-    if isinstance(value, str):
-        if value not in ("nan", "inf", "-inf"):
-            raise AssertionError("unexpected string for a number: %r" % value)
+def field(report, key):
+    """A float of the report: a JSON number, or null named in the object's "nonfinite" key (docs/cli.md)."""
+    value = report[key]
+    if value is None:
+        return float(report["nonfinite"][key])
+    if key in report["nonfinite"] or not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise AssertionError("%s: %r with nonfinite %r" % (key, value, report["nonfinite"]))
     return float(value)
 
 
@@ -197,20 +199,20 @@ class CompareTestCase(CliTestCase):
         for key in ("shape", "elements", "differing", "nan", "inf", "identical", "max_abs_diff_index"):
             self.assertEqual(got[key], expected[key], "%s (%s)" % (msg, key))
         for key in ("sum_of_squares", "mse", "rmse"):
-            self.assertTrue(same_double(number(got[key]), expected[key]), "%s (%s)" % (msg, key))
+            self.assertTrue(same_double(field(got, key), expected[key]), "%s (%s)" % (msg, key))
         if expected["max_abs_diff"] is None:
             self.assertIsNone(got["max_abs_diff"], msg)
-        elif isinstance(expected["max_abs_diff"], int):
+        elif isinstance(expected["max_abs_diff"], int):  # exact integers
             self.assertEqual(got["max_abs_diff"], expected["max_abs_diff"], msg)  # exact integers
             self.assertIsInstance(got["max_abs_diff"], int)
         else:
-            self.assertTrue(same_double(number(got["max_abs_diff"]), expected["max_abs_diff"]), msg)
+            self.assertTrue(same_double(field(got, "max_abs_diff"), expected["max_abs_diff"]), msg)
         if expected["psnr"] is None:
             self.assertIsNone(got["psnr"], msg)
             self.assertIsNone(got["peak"], msg)
         else:
-            self.assertEqual(number(got["peak"]), expected["peak"], msg)
-            psnr, want = number(got["psnr"]), expected["psnr"]
+            self.assertEqual(field(got, "peak"), expected["peak"], msg)
+            psnr, want = field(got, "psnr"), expected["psnr"]
             if math.isfinite(want):
                 self.assertAlmostEqual(psnr, want, delta=1e-12 * abs(want) + 1e-12, msg=msg)
             else:
@@ -219,8 +221,7 @@ class CompareTestCase(CliTestCase):
     def check(self, a, b, dtype, mode="numpy", axis=-1, extra=(), peak=None):
         a_path, b_path = self.save("a.npy", a), self.save("b.npy", b)
         args = list(extra) + (["--dtype", "bf16"] if dtype == "bf16" else [])
-        if mode != "numpy":
-            args += ["--broadcast", mode]
+        args += ["--broadcast", mode]  # shapes must match unless asked (the default is none)
         if mode == "pdpd":
             args += ["--axis=%d" % axis]
         if peak is not None:
@@ -261,7 +262,7 @@ class CompareTest(CompareTestCase):
                     b = (a * (1 + rng.standard_normal(a.shape) * 1e-3)).astype(a.dtype)
                 got = self.check(a, b, dtype)
                 if dtype != "bf16":
-                    self.assertFalse(math.isnan(number(got["mse"])))
+                    self.assertFalse(math.isnan(field(got, "mse")))
 
     def test_integer_extremes(self):
         for dtype in INTS:
@@ -353,7 +354,7 @@ class CompareTest(CompareTestCase):
                     got = self.check(a, b, dtype)
                     self.assertEqual(got["elements"], 0)
                     self.assertEqual(got["sum_of_squares"], 0)
-                    self.assertEqual(got["mse"], "nan")  # a mean over no elements (SPEC 7)
+                    self.assertEqual((got["mse"], got["nonfinite"]["mse"]), (None, "nan"))  # a mean over no elements (SPEC 7)
                     self.assertIsNone(got["max_abs_diff"])
                     self.assertIsNone(got["max_abs_diff_index"])
 
@@ -365,7 +366,7 @@ class CompareTest(CompareTestCase):
         self.assertEqual(got["differing"], 0)  # two NaNs are equal here
         self.assertTrue(got["identical"])
         self.assertIsNone(got["max_abs_diff"])
-        self.assertEqual(got["sum_of_squares"], "nan")
+        self.assertEqual((got["sum_of_squares"], got["nonfinite"]["sum_of_squares"]), (None, "nan"))
         b[1, 2] = 7.0
         b[3, 4] = -1.0
         got = self.check(a, b, "f32")
@@ -374,28 +375,28 @@ class CompareTest(CompareTestCase):
         a[:] = 1.0
         a[0, 0] = np.nan
         got = self.check(a, b, "f32", peak=1.0)
-        self.assertEqual(got["psnr"], "nan")
+        self.assertEqual((got["psnr"], got["nonfinite"]["psnr"]), (None, "nan"))
 
     def test_infinities(self):
         a = np.array([np.inf, -np.inf, np.inf, 1.0, 2.0], dtype=np.float64)
         b = np.array([np.inf, np.inf, 1.0, 1.0, 2.0], dtype=np.float64)
         got = self.check(a, b, "f64")
         self.assertEqual(got["inf"], {"a": 3, "b": 2})
-        self.assertEqual(got["max_abs_diff"], "inf")
+        self.assertEqual((got["max_abs_diff"], got["nonfinite"]["max_abs_diff"]), (None, "inf"))
         self.assertEqual(got["max_abs_diff_index"], [1])
         self.assertEqual(got["differing"], 2)
-        self.assertEqual(got["sum_of_squares"], "nan")  # inf - inf of one sign at [0] is a NaN term
+        self.assertEqual((got["sum_of_squares"], got["nonfinite"]["sum_of_squares"]), (None, "nan"))  # inf - inf of one sign at [0] is a NaN term
         got = self.check(a[1:], b[1:], "f64")
-        self.assertEqual(got["sum_of_squares"], "inf")
-        self.assertEqual(got["mse"], "inf")
+        self.assertEqual((got["sum_of_squares"], got["nonfinite"]["sum_of_squares"]), (None, "inf"))
+        self.assertEqual((got["mse"], got["nonfinite"]["mse"]), (None, "inf"))
         got = self.check(a[:1], b[:1], "f64")
-        self.assertEqual(got["sum_of_squares"], "nan")
+        self.assertEqual((got["sum_of_squares"], got["nonfinite"]["sum_of_squares"]), (None, "nan"))
         self.assertTrue(got["identical"])
         # f16 squares beyond f16's range are fine: the result is f64
         a16 = np.array([60000, -60000], dtype=np.float16)
         b16 = np.array([-60000, 60000], dtype=np.float16)
         got = self.check(a16, b16, "f16")
-        self.assertEqual(number(got["sum_of_squares"]), 2 * 120000.0 ** 2)
+        self.assertEqual(field(got, "sum_of_squares"), 2 * 120000.0 ** 2)
 
     def test_integer_psnr(self):
         a = np.array([[0, 10], [20, 30]], dtype=np.uint8)
@@ -403,13 +404,13 @@ class CompareTest(CompareTestCase):
         got = self.check(a, b, "u8")
         self.assertEqual(got["peak"], 255)
         self.assertEqual(got["mse"], 13 / 4)
-        self.assertAlmostEqual(number(got["psnr"]), 10 * math.log10(255 ** 2 / 3.25), delta=1e-12)
+        self.assertAlmostEqual(field(got, "psnr"), 10 * math.log10(255 ** 2 / 3.25), delta=1e-12)
         got = self.check(a, b, "u8", peak=100.0)  # --peak overrides the type's range
         self.assertEqual(got["peak"], 100)
         got = self.check(a.astype(np.int16), b.astype(np.int16), "i16")
         self.assertEqual(got["peak"], 65535)
         got = self.check(a, a, "u8")
-        self.assertEqual(got["psnr"], "inf")
+        self.assertEqual((got["psnr"], got["nonfinite"]["psnr"]), (None, "inf"))
         self.assertTrue(got["identical"])
 
     def test_float_psnr_needs_peak(self):
@@ -418,7 +419,7 @@ class CompareTest(CompareTestCase):
         got = self.check(a, b, "f32")
         self.assertIsNone(got["psnr"])
         got = self.check(a, b, "f32", peak=1.0)
-        self.assertAlmostEqual(number(got["psnr"]), 10 * math.log10(1 / (0.0625 / 3)), delta=1e-12)
+        self.assertAlmostEqual(field(got, "psnr"), 10 * math.log10(1 / (0.0625 / 3)), delta=1e-12)
         text = run(["compare", self.path("a.npy"), self.path("b.npy")]).stdout
         self.assertIn("PSNR: n/a", text)
 
@@ -442,11 +443,12 @@ class CompareTest(CompareTestCase):
         self.assertEqual(lines[0], "a: %s (i32 [3,4])" % a_path)
         self.assertEqual(lines[1], "b: %s (i32 [3,4])" % b_path)
         self.assertEqual(lines[2], "elements: 12 (shape [3,4])")
-        self.assertEqual(float(lines[3].split(": ")[1]), number(data["sum_of_squares"]))
-        self.assertEqual(float(lines[4].split(": ")[1]), number(data["mse"]))
+        self.assertEqual(float(lines[3].split(": ")[1]), field(data, "sum_of_squares"))
+        self.assertEqual(float(lines[4].split(": ")[1]), field(data, "mse"))
         self.assertEqual(lines[7], "max |a - b|: %d at [%s]" % (
             data["max_abs_diff"], ",".join(map(str, data["max_abs_diff_index"]))))
-        self.assertEqual(lines[-1], "identical: no")
+        self.assertEqual(lines[-2], "identical: no")
+        self.assertEqual(lines[-1], "result: pass")  # no gate asked for
 
     def test_numbers_round_trip(self):
         """Shortest round-trip printing: the JSON text reads back as the very double."""
@@ -455,7 +457,7 @@ class CompareTest(CompareTestCase):
         got = self.check(a, b, "f64")
         raw = run(["compare", self.path("a.npy"), self.path("b.npy"), "--json"]).stdout
         self.assertRegex(raw, r'"max_abs_diff": 3[,}]')
-        self.assertEqual(number(got["sum_of_squares"]), expected_report(a, b, "f64")["sum_of_squares"])
+        self.assertEqual(field(got, "sum_of_squares"), expected_report(a, b, "f64")["sum_of_squares"])
 
     def test_fail_above(self):
         a = self.save("a.npy", np.array([1.0, 2.0], dtype=np.float32))
@@ -522,7 +524,7 @@ class CompareTest(CompareTestCase):
             with self.subTest(name=name):
                 text = stdout.decode("utf-8")  # valid UTF-8 whatever the name
                 lines = text.splitlines()  # splits at every Unicode line break, U+0085 and U+2028 included
-                self.assertEqual(len(lines), 12, text)
+                self.assertEqual(len(lines), 14, text)
                 self.assertEqual(lines[0], "a: %s (f32 [3])" % one_line_text(name))
                 self.assertEqual(lines[1], "b: b.npy (f32 [3])")
                 self.assertEqual(lines[4], "MSE: 1.3333333333333333")
@@ -532,7 +534,7 @@ class CompareTest(CompareTestCase):
         # 4100 x 4100 f32 positions = 64.1 MiB of one input's dtype: just above the threshold.
         a = self.save("a.npy", np.ones((4100, 1), dtype=np.float32))
         b = self.save("b.npy", np.zeros((4100,), dtype=np.float32))
-        args = [SQDIFF, "compare", a, b, "--json"]
+        args = [SQDIFF, "compare", a, b, "--json", "--broadcast", "numpy"]
 
         def on_pty(extra):
             master, slave = pty.openpty()
@@ -573,15 +575,253 @@ class CompareTest(CompareTestCase):
         self.save("out.npy", rng.standard_normal((16, 16)).astype(np.float32))
         self.save("image_a.npy", np.full((8, 8, 3), 100, dtype=np.uint8))
         self.save("image_b.npy", np.full((8, 8, 3), 100, dtype=np.uint8))
+        np.savez(self.path("ref_outputs.npz"), logits=np.ones((2, 3), np.float32))
+        np.savez_compressed(self.path("outputs.npz"), logits=np.ones((2, 3), np.float32))
         env = dict(os.environ)
         env["PATH"] = os.path.dirname(os.path.abspath(SQDIFF)) + os.pathsep + env.get("PATH", "")
         for command, expected in examples:
             with self.subTest(command=command):
                 result = subprocess.run(["bash", "-c", command], cwd=self.dir, env=env, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, text=True, timeout=120)
-                self.assertEqual(result.returncode, 0, command + ": " + result.stderr)
+                # 3: a gate failed on these random arrays (the tolerance example); the report is printed
+                self.assertIn(result.returncode, (0, 3), command + ": " + result.stderr)
+                self.assertEqual(result.stderr, "")
                 if expected:
                     self.assertEqual(result.stdout.splitlines(), expected)
+
+
+# --- compare as a gate: tolerance, non-finite values, sets (issue 24, item 1) ---------------------
+
+def allclose_oracle(a, b, atol, rtol, equal_nan):
+    """NumPy's isclose on f64 arrays (the program evaluates the rule in f64), per element."""
+    return np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+class CompareGateTest(CompareTestCase):
+    def gate(self, a, b, *extra):
+        result = run(["compare", self.save("a.npy", a), self.save("b.npy", b), "--json", *extra])
+        self.assertIn(result.returncode, (0, 3), result.stderr)
+        report = json.loads(result.stdout)
+        self.assertEqual(report["passed"], result.returncode == 0)
+        return report, result.returncode
+
+    def test_tolerance_against_numpy_isclose(self):
+        rng = np.random.default_rng(61)
+        for trial in range(30):
+            a = rng.standard_normal((7, 11))
+            b = a + rng.standard_normal((7, 11)) * 10.0 ** rng.integers(-9, 0)
+            b[rng.random((7, 11)) < 0.05] = np.nan
+            a[rng.random((7, 11)) < 0.05] = np.inf
+            atol, rtol = 10.0 ** rng.integers(-9, -1), 10.0 ** rng.integers(-7, -1)
+            equal_nan = bool(trial % 2)
+            extra = ["--atol", repr(atol), "--rtol", repr(rtol)] + (["--equal-nan"] if equal_nan else [])
+            with self.subTest(trial=trial):
+                report, status = self.gate(a, b, *extra, "--chunk-elements", str(1 + trial))
+                close = allclose_oracle(a, b, atol, rtol, equal_nan)
+                t = report["tolerance"]
+                self.assertEqual((t["atol"], t["rtol"], t["equal_nan"]), (atol, rtol, equal_nan))
+                self.assertEqual(t["out_of_tolerance"], int((~close).sum()))
+                self.assertEqual(status, 0 if close.all() else 3)
+                if close.all():
+                    self.assertIsNone(t["worst_index"])
+                    continue
+                # The worst: the largest |a - b| among the violations, a NaN difference above all.
+                with np.errstate(invalid="ignore"):
+                    d = np.abs(a - b)
+                key = np.where(np.isnan(d), np.inf, d)
+                key[close] = -1
+                ranked = np.where(np.isnan(d) & ~close, 2.0, 0.0) + np.where(np.isinf(key), 1.0, 0.0)
+                order = np.lexsort((-np.arange(key.size), key.reshape(-1), ranked.reshape(-1)))
+                worst = int(order[-1]) if ranked.max() == 0 else int(np.flatnonzero(
+                    (ranked.reshape(-1) == ranked.max()))[0])
+                self.assertEqual(t["worst_index"], list(np.unravel_index(worst, a.shape)))
+                want = d.reshape(-1)[worst]
+                self.assertTrue(same_double(field(t, "worst_abs_error"), want))
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    self.assertTrue(same_double(field(t, "worst_rel_error"), want / abs(b.reshape(-1)[worst])))
+
+    def test_tolerance_defaults_exit_status_and_text(self):
+        a = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+        b = np.array([1.0, 2.0, 3.001], dtype=np.float32)
+        report, status = self.gate(a, b, "--atol", "0.01")
+        self.assertEqual((status, report["tolerance"]["rtol"]), (0, 1e-05))  # np.allclose's default rtol
+        report, status = self.gate(a, b, "--rtol", "1e-5")
+        self.assertEqual((status, report["tolerance"]["atol"]), (3, 1e-08))  # np.allclose's default atol
+        self.assertEqual(report["tolerance"]["worst_index"], [2])
+        self.assertIsNone(self.gate(a, b)[0]["tolerance"])  # no gate: today's behaviour
+        self.assertEqual(self.gate(a, b)[1], 0)
+        text = run(["compare", self.path("a.npy"), self.path("b.npy"), "--rtol", "1e-5"])
+        self.assertEqual(text.returncode, 3)
+        lines = text.stdout.splitlines()
+        self.assertTrue(lines[-3].startswith("tolerance: atol 1e-08, rtol 1e-05: 1 of 3 out of tolerance, "
+                                             "worst at [2]: |a - b| 0.0009999275207519531, relative "), lines)
+        self.assertEqual(lines[-1], "result: FAIL (1 out of tolerance)")
+        # Both gates at once: each failure named.
+        text = run(["compare", self.path("a.npy"), self.path("b.npy"), "--rtol", "1e-5", "--fail-above", "0"])
+        d = float(np.float32(3.001)) - 3.0  # d * d is exact; one rounding in the division, as the exact MSE
+        self.assertEqual(text.stdout.splitlines()[-1], "result: FAIL (1 out of tolerance, MSE %r above 0)" % (d * d / 3))
+        result = run(["compare", self.path("a.npy"), self.path("b.npy"), "--equal-nan"])
+        self.assertEqual((result.returncode, result.stdout), (2, ""))
+        self.assertIn("--equal-nan: applies to the tolerance gate", result.stderr)
+        for value in ("-1", "nan", "inf", "x"):
+            result = run(["compare", self.path("a.npy"), self.path("b.npy"), "--atol=" + value])
+            self.assertEqual((result.returncode, result.stderr),
+                             (2, "sqdiff: error: --atol: value %s is not a finite number, 0 or more "
+                                 "(see sqdiff compare --help)\n" % value))
+
+    def test_integer_tolerance_is_exact(self):
+        info = np.iinfo(np.int64)
+        a = np.array([info.min, 5, 7], dtype=np.int64)
+        b = np.array([info.max, 5, 9], dtype=np.int64)
+        report, status = self.gate(a, b, "--atol", "2")
+        self.assertEqual(status, 3)
+        t = report["tolerance"]
+        self.assertEqual((t["out_of_tolerance"], t["worst_index"], t["worst_abs_error"]), (1, [0], 2 ** 64 - 1))
+        self.assertEqual(t["worst_rel_error"], 2.0 ** 64 / 2.0 ** 63)
+
+    def test_nan_and_inf_positions_and_finite_statistics(self):
+        a = np.zeros((3, 4), dtype=np.float32)
+        b = np.zeros((3, 4), dtype=np.float32)
+        b[0, 1] = 3.0
+        a[1, 2] = np.nan
+        b[2, 0] = np.nan
+        b[2, 3] = -np.inf
+        a[2, 1] = np.inf
+        for chunk in ("1", "5", "100"):
+            report, _ = self.gate(a, b, "--chunk-elements", chunk, "--threads", "2")
+            self.assertEqual(report["nan"], {"a": 1, "b": 1})
+            self.assertEqual(report["first_nan"], {"a": [1, 2], "b": [2, 0]})
+            self.assertEqual(report["first_inf"], {"a": [2, 1], "b": [2, 3]})
+            self.assertEqual((report["sum_of_squares"], report["nonfinite"]["sum_of_squares"]), (None, "nan"))
+            finite = report["finite"]
+            self.assertEqual(finite, {"elements": 8, "sum_of_squares": 9, "mse": 1.125, "rmse": math.sqrt(1.125),
+                                      "max_abs_diff": 3, "max_abs_diff_index": [0, 1], "nonfinite": {}})
+            self.assertEqual(report["max_abs_diff_index"], [2, 1])  # inf: over the pairs without a NaN
+        text = run(["compare", self.path("a.npy"), self.path("b.npy")]).stdout.splitlines()
+        self.assertIn("NaN: a 1 (first at [1,2]), b 1 (first at [2,0])", text)
+        self.assertIn("finite pairs: 8: sum of squares 9, MSE 1.125, max |a - b| 3 at [0,1]", text)
+
+    def test_finite_sums_are_exact(self):
+        rng = np.random.default_rng(62)
+        for dtype in ("f16", "f32", "f64"):
+            a = random_array(rng, dtype, (9, 13), special=True)
+            b = random_array(rng, dtype, (9, 13), special=False)
+            with self.subTest(dtype=dtype):
+                report, _ = self.gate(a, b, "--chunk-elements", "17")
+                x, y = as_f64(a, dtype).reshape(-1), as_f64(b, dtype).reshape(-1)
+                keep = np.isfinite(x) & np.isfinite(y)
+                total, mean = exact_sums(x[keep], y[keep], dtype)
+                self.assertEqual(report["finite"]["elements"], int(keep.sum()))
+                self.assertTrue(same_double(field(report["finite"], "sum_of_squares"), total))
+                self.assertTrue(same_double(field(report["finite"], "mse"), mean))
+
+    def test_shapes_must_match_unless_broadcast(self):
+        a = self.save("a.npy", np.ones((1000, 1), dtype=np.float32))
+        b = self.save("b.npy", np.ones((1000,), dtype=np.float32))
+        result = run(["compare", a, b])
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("shapes must match (give --broadcast numpy to broadcast)", result.stderr)
+        report = self.compare_json(a, b, "--broadcast", "numpy")
+        self.assertEqual((report["broadcasted"], report["elements"], report["shape"]), (True, 10 ** 6, [1000, 1000]))
+        self.assertFalse(self.compare_json(a, a)["broadcasted"])
+
+    def test_json_types_are_fixed(self):
+        """Every key present, each of one JSON type (or null where documented), whatever the data."""
+        rng = np.random.default_rng(63)
+        cases = [(np.array([np.nan, np.inf, 1.0]), np.array([np.nan, -np.inf, 2.0])),
+                 (np.zeros(0), np.zeros(0)), (np.array([1e308, -1e308]), np.array([-1e308, 1e308])),
+                 (random_array(rng, "f32", (4, 4), special=True), random_array(rng, "f32", (4, 4), special=True))]
+        keys = None
+        for a, b in cases:
+            for extra in ([], ["--atol", "0", "--peak", "1", "--fail-above", "inf"]):
+                report, _ = self.gate(a, b, *extra)
+                names = list(report)
+                keys = keys or names
+                self.assertEqual(names, keys)
+                for obj in (report, report["finite"]) + ((report["tolerance"],) if report["tolerance"] else ()):
+                    for key, kind in obj["nonfinite"].items():
+                        self.assertIsNone(obj[key])
+                        self.assertIn(kind, ("nan", "inf", "-inf"))
+                    for key, value in obj.items():
+                        self.assertNotIsInstance(value, str if key not in ("dtype", "broadcast", "a", "b") else
+                                                 type(None), key)
+
+    def make_set(self, kind, name, arrays):
+        path = self.path(name)
+        if kind == "folder":
+            os.mkdir(path)
+            for key, value in arrays.items():
+                np.save(os.path.join(path, key + ".npy"), value)
+            with open(os.path.join(path, "notes.txt"), "w") as f:
+                f.write("not a tensor")  # ignored
+        elif kind == "npz":
+            np.savez(path, **arrays)
+        else:
+            np.savez_compressed(path, **arrays)
+        return path
+
+    def test_sets_of_tensors(self):
+        rng = np.random.default_rng(64)
+        ref = {"logits": rng.standard_normal((3, 5)).astype(np.float32), "boxes": rng.standard_normal(4),
+               "count": np.array([3, 4], dtype=np.int32), "only_ref": np.zeros(2)}
+        out = {"logits": ref["logits"] + np.float32(1e-3), "boxes": ref["boxes"].copy(),
+               "count": np.array([3, 4], dtype=np.int32), "only_out": np.zeros(2)}
+        for kind_a in ("folder", "npz", "npz_compressed"):
+            for kind_b in ("folder", "npz", "npz_compressed"):
+                with self.subTest(a=kind_a, b=kind_b):
+                    a = self.make_set(kind_a, "a_%s_%s%s" % (kind_a, kind_b, "" if kind_a == "folder" else ".npz"), ref)
+                    b = self.make_set(kind_b, "b_%s_%s%s" % (kind_a, kind_b, "" if kind_b == "folder" else ".npz"), out)
+                    result = run(["compare", a, b, "--json", "--atol", "1e-4"])
+                    self.assertEqual(result.returncode, 3, result.stderr)
+                    report = json.loads(result.stdout)
+                    self.assertEqual([t["name"] for t in report["tensors"]], ["boxes", "count", "logits"])
+                    self.assertEqual(report["missing"], [{"name": "only_ref"}])
+                    self.assertEqual(report["extra"], [{"name": "only_out"}])
+                    self.assertEqual((report["compared"], report["failed"], report["passed"]), (3, 1, False))
+                    by_name = {t["name"]: t for t in report["tensors"]}
+                    self.assertEqual(by_name["logits"]["tolerance"]["out_of_tolerance"], 15)
+                    self.assertTrue(by_name["boxes"]["passed"] and by_name["count"]["passed"])
+                    self.assertEqual(by_name["count"]["dtype"], "i32")
+                    # Each tensor's entry is the pair report of the same arrays, name for paths.
+                    single = self.gate(ref["logits"], out["logits"], "--atol", "1e-4")[0]
+                    del single["a"], single["b"]
+                    entry = dict(by_name["logits"])
+                    del entry["name"]
+                    self.assertEqual(entry, single)
+        # Same names on both sides and all within tolerance: status 0, and the text table.
+        a = self.make_set("npz", "same_a.npz", {"x": np.ones(3)})
+        b = self.make_set("npz_compressed", "same_b.npz", {"x": np.ones(3)})
+        result = run(["compare", a, b, "--atol", "0"])
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout.splitlines()[-1], "result: pass (1 compared, 0 failed, 0 missing, 0 extra)")
+        self.assertIn("x\tf64\t[3]\t0\t0\t0/0\t0/0\t0\tpass", result.stdout.splitlines())
+
+    def test_set_errors(self):
+        a = self.make_set("npz", "a.npz", {"x": np.ones(3)})
+        one = self.save("one.npy", np.ones(3))
+        self.expect_status(["compare", a, one], 1, "is a set of tensors (.npz file or folder) but b is not")
+        bad = self.make_set("npz", "bad.npz", {"x": np.ones(3, np.float32)})
+        self.expect_status(["compare", a, bad], 1, "compare: tensor x: mixed dtypes")
+        shape = self.make_set("npz", "shape.npz", {"x": np.ones(4)})
+        self.expect_status(["compare", a, shape], 1, "compare: tensor x: cannot broadcast [3] with [4] (none)")
+        with open(self.path("corrupt.npz"), "wb") as f:
+            with open(a, "rb") as g:
+                data = bytearray(g.read())
+            f.write(bytes(data[: len(data) // 2]))
+        self.expect_status(["compare", self.path("corrupt.npz"), a], 1, "corrupt.npz: not a")
+        compressed = self.make_set("npz_compressed", "c.npz", {"x": np.arange(1000.0)})
+        with open(compressed, "rb") as g:
+            data = bytearray(g.read())
+        data[100] ^= 0xFF  # inside the deflated stream
+        with open(self.path("flipped.npz"), "wb") as f:
+            f.write(bytes(data))
+        self.expect_status(["compare", self.path("flipped.npz"), compressed], 1, "flipped.npz: member x.npy")
+
+    def expect_status(self, args, status, fragment):
+        result = run(args)
+        self.assertEqual(result.returncode, status, result.stderr)
+        self.assertEqual(result.stdout, "")
+        self.assertIn(fragment, result.stderr)
 
 
 # --- compare: errors -----------------------------------------------------------------------------
@@ -601,7 +841,7 @@ class CompareErrorTest(CompareTestCase):
         missing = self.path("missing.npy")
         self.expect(["compare", missing, self.b], 1, missing, "No such file")
         self.expect(["compare", self.a, missing], 1, missing, "No such file")
-        self.expect(["compare", self.dir, self.b], 1, self.dir, "not a regular file")
+        self.expect(["compare", self.dir, self.b], 1, self.dir, "is a set of tensors (.npz file or folder) but b is not")
         junk = self.path("junk.npy")
         with open(junk, "wb") as f:
             f.write(b"not an npy file")
@@ -616,7 +856,10 @@ class CompareErrorTest(CompareTestCase):
 
     def test_bad_shapes(self):
         c = self.save("c.npy", np.ones((3, 2), dtype=np.float32))
-        self.expect(["compare", self.a, c], 1, "compare: cannot broadcast [2,3] with [3,2] (numpy)")
+        self.expect(["compare", self.a, c], 1, "compare: cannot broadcast [2,3] with [3,2] (none)",
+                    "shapes must match (give --broadcast numpy to broadcast)")
+        self.expect(["compare", self.a, self.b], 1, "cannot broadcast [2,3] with [3] (none)")  # the default
+        self.expect(["compare", self.a, c, "--broadcast", "numpy"], 1, "compare: cannot broadcast [2,3] with [3,2] (numpy)")
         self.expect(["compare", self.a, self.b, "--broadcast", "none"], 1, "cannot broadcast [2,3] with [3] (none)")
         self.expect(["compare", self.a, self.b, "--broadcast", "pdpd", "--axis=0"], 1, "(pdpd, axis 0)")
 

@@ -1,0 +1,178 @@
+// sqdiff.compare on arrays and on dicts of arrays: the report of
+// `sqdiff compare --json`, computed by the same core (tools/compare_core.cmake:
+// tools/tensor_comparison.hpp, tools/compare_report.hpp) and handed to Python
+// as the same tree of dicts and lists; sqdiff/_compare.py wraps it in
+// CompareReport.
+#include "compare_bindings.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "binding_common.hpp"
+#include "compare_report.hpp"
+#include "tensor_comparison.hpp"
+
+namespace sqdiff_python {
+namespace {
+
+using sqdiff::tools::AlignedPair;
+using sqdiff::tools::CompareOptions;
+using sqdiff::tools::JsonValue;
+using sqdiff::tools::NamedComparison;
+using sqdiff::tools::TensorComparison;
+
+// The tree as Python objects: what json.loads gives for the printed report
+// (strings as json_string writes them: ill-formed UTF-8 as U+FFFD).
+py::object to_python(const JsonValue& value) {
+  return std::visit(
+      [](const auto& v) -> py::object {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::nullptr_t>) {
+          return py::none();
+        } else if constexpr (std::is_same_v<T, bool>) {
+          return py::bool_(v);
+        } else if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, uint64_t>) {
+          return py::int_(v);
+        } else if constexpr (std::is_same_v<T, double>) {
+          return py::float_(v);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          PyObject* text = PyUnicode_DecodeUTF8(v.data(), static_cast<py::ssize_t>(v.size()), "replace");
+          if (text == nullptr) throw py::error_already_set();
+          return py::reinterpret_steal<py::object>(text);
+        } else if constexpr (std::is_same_v<T, sqdiff::tools::JsonArray>) {
+          py::list list;
+          for (const JsonValue& item : v) list.append(to_python(item));
+          return list;
+        } else {
+          py::dict dict;
+          for (const auto& [key, item] : v) dict[py::str(key)] = to_python(item);
+          return dict;
+        }
+      },
+      value.variant());
+}
+
+std::optional<double> optional_double(py::handle value) {
+  if (value.is_none()) return std::nullopt;
+  return value.cast<double>();
+}
+
+// The options as the program reads them: a tolerance gate when atol or rtol
+// is given (the other one NumPy's allclose default).
+CompareOptions parse_options(py::handle atol, py::handle rtol, bool equal_nan, py::handle peak,
+                             py::handle fail_above, py::handle threads) {
+  CompareOptions options;
+  const std::optional<double> a = optional_double(atol), r = optional_double(rtol);
+  if (a || r) {
+    options.tolerance = sqdiff::tools::Tolerance{a.value_or(sqdiff::tools::kDefaultAtol),
+                                                 r.value_or(sqdiff::tools::kDefaultRtol), equal_nan};
+  } else if (equal_nan) {
+    fail("compare", "equal_nan applies to the tolerance gate: give atol and/or rtol too");
+  }
+  options.peak = optional_double(peak);
+  options.fail_above = optional_double(fail_above);
+  options.threads = parse_threads("compare", threads);
+  sqdiff::tools::check_compare_options(options);
+  return options;
+}
+
+// Strides in elements aligned to the broadcast shape `shape` (right-aligned,
+// numpy or none mode): 0 on the dims the array is broadcast along.
+sqdiff::Shape aligned(const py::array& array, const sqdiff::Shape& shape) {
+  const sqdiff::Shape own = shape_of(array);
+  sqdiff::Shape strides = element_strides(array);
+  if (strides.size() != own.size()) strides.assign(own.size(), 0);  // an empty array: never read
+  sqdiff::Shape out(shape.size(), 0);
+  const std::size_t offset = shape.size() - own.size();
+  for (std::size_t i = 0; i < own.size(); ++i) out[offset + i] = own[i] == 1 ? 0 : strides[i];
+  return out;
+}
+
+TensorComparison compare_arrays(const std::string& what, py::handle a_object, py::handle b_object, bool broadcast,
+                                const CompareOptions& options) {
+  const py::array a = as_array("compare", "a", a_object);
+  const py::array b = as_array("compare", "b", b_object);
+  const std::optional<sqdiff::DType> a_type = sqdiff_dtype(a.dtype(), false);
+  const std::optional<sqdiff::DType> b_type = sqdiff_dtype(b.dtype(), false);
+  if (!a_type || !b_type) {
+    fail(what, "unsupported dtype " + numpy_name(!a_type ? a.dtype() : b.dtype()) +
+                   " (float16/32/64 and 8- to 64-bit integers are supported)");
+  }
+  if (*a_type != *b_type) {
+    fail(what, "mixed dtypes: a is " + numpy_name(a.dtype()) + ", b is " + numpy_name(b.dtype()) +
+                   "; inputs must have the same dtype (no promotion)");
+  }
+  AlignedPair pair;
+  pair.dtype = *a_type;
+  pair.a_shape = shape_of(a);
+  pair.b_shape = shape_of(b);
+  pair.mode = sqdiff::Broadcast{broadcast ? sqdiff::BroadcastKind::numpy : sqdiff::BroadcastKind::none, -1};
+  try {
+    pair.shape = sqdiff::broadcast_shape(pair.a_shape, pair.b_shape, pair.mode);
+  } catch (const sqdiff::Error& e) {
+    std::string message = e.what();
+    const std::string prefix = "broadcast_shape: ";
+    if (message.rfind(prefix, 0) == 0) message = message.substr(prefix.size());
+    fail(what, message + (broadcast ? "" : "; shapes must match (give broadcast=True to broadcast)"));
+  }
+  pair.a = a.data();
+  pair.b = b.data();
+  pair.a_strides = aligned(a, pair.shape);
+  pair.b_strides = aligned(b, pair.shape);
+  const py::gil_scoped_release without_gil;  // a and b stay referenced by this frame
+  return sqdiff::tools::compare_tensors(pair, options);
+}
+
+py::object compare(py::handle a, py::handle b, py::handle atol, py::handle rtol, bool equal_nan, bool broadcast,
+                   py::handle peak, py::handle fail_above, py::handle threads) {
+  const CompareOptions options = parse_options(atol, rtol, equal_nan, peak, fail_above, threads);
+  return to_python(sqdiff::tools::comparison_fields(compare_arrays("compare", a, b, broadcast, options)));
+}
+
+std::vector<std::pair<std::string, py::object>> sorted_items(const py::dict& arrays, const char* side) {
+  std::vector<std::pair<std::string, py::object>> items;
+  for (const auto& [key, value] : arrays) {
+    if (!py::isinstance<py::str>(key)) {
+      type_error(std::string("compare: the names of ") + side + "'s tensors must be str, not " + type_name(key));
+    }
+    items.emplace_back(key.cast<std::string>(), py::reinterpret_borrow<py::object>(value));
+  }
+  std::sort(items.begin(), items.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  return items;
+}
+
+py::object compare_sets(const py::dict& a, const py::dict& b, py::handle atol, py::handle rtol, bool equal_nan,
+                        bool broadcast, py::handle peak, py::handle fail_above, py::handle threads) {
+  const CompareOptions options = parse_options(atol, rtol, equal_nan, peak, fail_above, threads);
+  const auto x = sorted_items(a, "a"), y = sorted_items(b, "b");
+  std::vector<NamedComparison> tensors;
+  std::vector<std::string> missing, extra;
+  std::size_t j = 0;
+  for (const auto& [name, array] : x) {  // both sorted: one merge, as the program does
+    while (j < y.size() && y[j].first < name) extra.push_back(y[j++].first);
+    if (j < y.size() && y[j].first == name) {
+      tensors.push_back({name, compare_arrays("compare: tensor " + name, array, y[j].second, broadcast, options)});
+      ++j;
+    } else {
+      missing.push_back(name);
+    }
+  }
+  for (; j < y.size(); ++j) extra.push_back(y[j].first);
+  return to_python(sqdiff::tools::set_report("", "", tensors, missing, extra));
+}
+
+}  // namespace
+
+void define_compare(py::module_& m) {
+  m.def("_compare", &compare, py::arg("a"), py::arg("b"), py::arg("atol"), py::arg("rtol"), py::arg("equal_nan"),
+        py::arg("broadcast"), py::arg("peak"), py::arg("fail_above"), py::arg("threads"),
+        "The fields of sqdiff.compare's report on two arrays; see sqdiff.compare.");
+  m.def("_compare_sets", &compare_sets, py::arg("a"), py::arg("b"), py::arg("atol"), py::arg("rtol"),
+        py::arg("equal_nan"), py::arg("broadcast"), py::arg("peak"), py::arg("fail_above"), py::arg("threads"),
+        "The fields of sqdiff.compare's report on two dicts of arrays; see sqdiff.compare.");
+}
+
+}  // namespace sqdiff_python
