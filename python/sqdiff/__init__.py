@@ -78,6 +78,15 @@ except ImportError as _error:  # pragma: no cover - a source checkout without a 
         # failed", caused by the extension's own ImportError: a NumPy whose dtypes it
         # cannot read). Its reason, which names the build to use, is the one to show.
         raise _error.__cause__ from None
+    if not isinstance(_error, ModuleNotFoundError):
+        # The extension is there but the loader refused it: a shared library it
+        # needs is missing (Highway's libhwy.so.1 for a wheel auditwheel has not
+        # repaired) or built for another machine. The loader's reason names it.
+        raise ImportError(
+            f"sqdiff's compiled extension (sqdiff._sqdiff) could not be loaded: {_error}. A wheel built by "
+            "`pip wheel .` needs Debian's libhwy1 where it runs, unless `auditwheel repair` bundled it "
+            "(README.md, \"A wheel for other machines\")"
+        ) from _error
     raise ImportError(
         "sqdiff's compiled extension (sqdiff._sqdiff) is missing: build the project with CMake "
         "and put <build>/python on PYTHONPATH, or run `cmake --install <build> --component python`"

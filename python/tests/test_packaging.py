@@ -2,9 +2,11 @@
 libsqdiff.so to find at run time), and a build without Highway stops with one
 sentence that says what to install."""
 
+import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -72,3 +74,28 @@ def test_the_installed_metadata_offers_the_extras():
         pytest.skip("the sqdiff under test is not the one pip installed")
     assert {"bf16", "dask"} <= set(distribution.metadata.get_all("Provides-Extra"))
     assert 'dask[array]>=2022.12.1; extra == "dask"' in distribution.metadata.get_all("Requires-Dist")
+
+
+@pytest.mark.parametrize("raised, expected", [
+    # the loader's refusal: a library the extension needs is not there
+    ("ImportError('libhwy.so.1: cannot open shared object file: No such file or directory')",
+     ["could not be loaded", "libhwy.so.1: cannot open shared object file", "auditwheel repair"]),
+    # no extension at all: a source checkout that was never built
+    ("ModuleNotFoundError(\"No module named 'sqdiff._sqdiff'\")",
+     ["is missing: build the project with CMake"]),
+])
+def test_an_extension_that_does_not_load_says_why(tmp_path, raised, expected):
+    """A copy of the package whose compiled part raises as the loader would: the
+    ImportError names the loader's reason (a wheel needing libhwy.so.1), not only
+    "missing"."""
+    package = tmp_path / "sqdiff"
+    package.mkdir()
+    for source in Path(sqdiff.__file__).parent.glob("*.py"):
+        shutil.copy(source, package / source.name)
+    (package / "_sqdiff.py").write_text(f"raise {raised}\n")
+    result = subprocess.run([sys.executable, "-c", "import sqdiff"], cwd=tmp_path, capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert result.returncode != 0
+    last = result.stderr.strip().splitlines()[-1]
+    for text in expected:
+        assert text in last, result.stderr
