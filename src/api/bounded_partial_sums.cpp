@@ -97,6 +97,10 @@ BoundedSum checked_state(const char* op, const char* name, DType input, const ui
       std::signbit(v.hi) || (v.hi == 0 && v.lo != 0)) {
     refuse_state(op, name, index, "holds values that are not a bounded sum of squares");
   }
+  // A double-double: the low part at most half an ulp of the high part.
+  if (std::fabs(v.lo) > (std::nextafter(v.hi, std::numeric_limits<double>::infinity()) - v.hi) / 2) {
+    refuse_state(op, name, index, "holds a low part beyond half an ulp of its high part (not a double-double)");
+  }
   return sum;
 }
 

@@ -15,35 +15,6 @@ constexpr double kMargin = 1.0 + 0x1p-40;
 
 BoundedSum unbounded() { return BoundedSum{{}, BoundedSum::kUnbounded}; }
 
-}  // namespace
-
-BoundedSum bounded_of(const SquareSums& sums, bool double_precision, int64_t chain) {
-  if (sums.needs_exact) return unbounded();
-  // Squares are never negative: a NaN in the sum comes from a NaN term, an
-  // infinite sum from an infinite term (the kernels flag squares beyond
-  // f64's range as needing the exact path).
-  if (std::isnan(sums.hi)) return BoundedSum{{}, BoundedSum::kNan};
-  if (std::isinf(sums.hi)) return BoundedSum{{}, BoundedSum::kInfinity};
-  if (sums.hi == 0 && sums.lo == 0) return BoundedSum{};
-  return BoundedSum{double_precision ? bound_double(sums, chain) : bound_single(sums), 0};
-}
-
-BoundedSum bounded_of(const ExactSum& sum) {
-  if (sum.is_nan()) return BoundedSum{{}, BoundedSum::kNan};
-  if (sum.is_positive_infinity()) return BoundedSum{{}, BoundedSum::kInfinity};
-  if (!sum.is_finite() || sum.is_negative()) return unbounded();
-  const double hi = std::bit_cast<double>(*round_exact(sum, false, 0, DType::f64));
-  if (!std::isfinite(hi)) return unbounded();
-  // hi keeps the sum's leading bits, so it lies on the sum's fixed-point grid.
-  ExactSum nearest(sum.format());
-  nearest.add_value(hi, false);
-  const bool exact = std::ranges::equal(nearest.limbs(), sum.limbs());
-  const double half_ulp = (std::nextafter(hi, std::numeric_limits<double>::infinity()) - hi) / 2;
-  return BoundedSum{{hi, 0, exact ? 0 : half_ulp}, 0};
-}
-
-namespace {
-
 // s + e == x + y exactly (Knuth's TwoSum; exact among subnormals too).
 struct TwoSum {
   double s;
@@ -56,6 +27,47 @@ TwoSum two_sum(double x, double y) {
 }
 
 }  // namespace
+
+BoundedSum bounded_of(const SquareSums& sums, bool double_precision, int64_t chain) {
+  // Squares are never negative: a NaN in the sum comes from a NaN term (a NaN
+  // input or inf - inf), whatever else the kernels flagged, and the exact sum
+  // is NaN too.
+  if (std::isnan(sums.hi)) return BoundedSum{{}, BoundedSum::kNan};
+  if (sums.needs_exact) return unbounded();
+  // An infinite sum comes from an infinite term (the kernels flag squares
+  // beyond f64's range as needing the exact path).
+  if (std::isinf(sums.hi)) return BoundedSum{{}, BoundedSum::kInfinity};
+  if (sums.hi == 0 && sums.lo == 0) return BoundedSum{};
+  Approximation x = double_precision ? bound_double(sums, chain) : bound_single(sums);
+  // Stored renormalised (|lo| at most half an ulp of hi), the same value.
+  const TwoSum normal = two_sum(x.hi, x.lo);
+  x.hi = normal.s;
+  x.lo = normal.e;
+  return BoundedSum{x, 0};
+}
+
+BoundedSum bounded_of(const ExactSum& sum) {
+  if (sum.is_nan()) return BoundedSum{{}, BoundedSum::kNan};
+  if (sum.is_positive_infinity()) return BoundedSum{{}, BoundedSum::kInfinity};
+  if (!sum.is_finite() || sum.is_negative()) return unbounded();
+  // hi, the nearest double, keeps the sum's leading bits (so it lies on the
+  // sum's fixed-point grid), and the rest, sum - hi, is exact in the format;
+  // lo is the rest's nearest double, exactly it or within one ulp of it.
+  const double hi = std::bit_cast<double>(*round_exact(sum, false, 0, DType::f64));
+  if (!std::isfinite(hi)) return unbounded();
+  ExactSum rest = sum;
+  rest.add_value(hi, true);
+  const double lo = std::bit_cast<double>(*round_exact(rest, false, 0, DType::f64));
+  ExactSum nearest(sum.format());
+  nearest.add_value(lo, false);
+  const bool exact = std::ranges::equal(nearest.limbs(), rest.limbs());
+  // A whole ulp of lo (at least the smallest subnormal, never 0, so that a
+  // rest below the subnormals' spacing keeps a bound).
+  const double magnitude = std::fabs(lo);
+  const double ulp = std::nextafter(magnitude, std::numeric_limits<double>::infinity()) - magnitude;
+  const TwoSum normal = two_sum(hi, lo);
+  return BoundedSum{{normal.s, normal.e, exact ? 0 : ulp}, 0};
+}
 
 BoundedSum add_bounded(const BoundedSum& x, const BoundedSum& y) {
   const uint32_t flags = x.flags | y.flags;
