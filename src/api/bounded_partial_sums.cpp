@@ -5,12 +5,11 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <limits>
-#include <span>
 #include <string>
 #include <vector>
 
+#include "api/state_arguments.hpp"
 #include "reduce/bounded_sum.hpp"
 #include "reduce/element_access.hpp"
 #include "reduce/reduce_call.hpp"
@@ -45,12 +44,6 @@ void store(const BoundedSum& sum, DType input, uint64_t* to) {
   to[3] = tag_of(input, sum.flags);
 }
 
-std::string hex(uint64_t word) {
-  char text[19];
-  std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(word));
-  return text;
-}
-
 [[noreturn]] void refuse_state(const char* op, const char* name, int64_t index, const std::string& what) {
   throw Error(std::string(op) + ": " + name + " " + std::to_string(index) + " " + what +
               "; a bounded state must come from bounded_partial_sum_squared_difference or "
@@ -65,7 +58,7 @@ BoundedSum checked_state(const char* op, const char* name, DType input, const ui
   const uint64_t* words = states + static_cast<std::size_t>(index) * kBoundedPartialSumWords;
   const uint64_t tag = words[3];
   if (tag >> 40 != kMagic) {
-    refuse_state(op, name, index, "is not a bounded state: its last word, " + hex(tag) + ", lacks the state's mark");
+    refuse_state(op, name, index, "is not a bounded state: its last word, " + detail::hex_word(tag) + ", lacks the state's mark");
   }
   if ((tag >> 32 & 0xff) != kVersion) {
     refuse_state(op, name, index,
@@ -81,7 +74,7 @@ BoundedSum checked_state(const char* op, const char* name, DType input, const ui
                      " inputs, not of " + std::string(dtype_name(input)) + " inputs");
   }
   if ((tag & 0xffff0000) != 0 || (tag & 0xff & ~uint64_t{BoundedSum::kKnownFlags}) != 0) {
-    refuse_state(op, name, index, "has unknown bits in its tag word, " + hex(tag));
+    refuse_state(op, name, index, "has unknown bits in its tag word, " + detail::hex_word(tag));
   }
   BoundedSum sum;
   sum.flags = static_cast<uint32_t>(tag & 0xff);
@@ -102,13 +95,6 @@ BoundedSum checked_state(const char* op, const char* name, DType input, const ui
     refuse_state(op, name, index, "holds a low part beyond half an ulp of its high part (not a double-double)");
   }
   return sum;
-}
-
-bool overlap(const uint64_t* x, const uint64_t* y, std::size_t words) {
-  const auto a = reinterpret_cast<std::uintptr_t>(x);
-  const auto b = reinterpret_cast<std::uintptr_t>(y);
-  const std::size_t bytes = words * sizeof(uint64_t);
-  return a < b + bytes && b < a + bytes;
 }
 
 void check_float_input(const char* op, DType input) {
@@ -136,18 +122,7 @@ void bounded_partial_sum_squared_difference(const ConstTensorView& a, const Cons
 void combine_bounded_partial_sums(DType input, uint64_t* into, const uint64_t* from, int64_t outputs) {
   constexpr const char* op = "combine_bounded_partial_sums";
   check_float_input(op, input);
-  if (outputs < 0) throw Error(std::string(op) + ": outputs " + std::to_string(outputs) + " is negative");
-  if (outputs == 0) return;
-  if (into == nullptr || from == nullptr) {
-    throw Error(std::string(op) + ": a states pointer is null, but there are " + std::to_string(outputs) + " outputs");
-  }
-  const auto count = static_cast<std::size_t>(outputs);
-  if (count > std::numeric_limits<std::size_t>::max() / sizeof(uint64_t) / kBoundedPartialSumWords) {
-    throw Error(std::string(op) + ": " + std::to_string(outputs) + " states do not fit in memory");
-  }
-  if (into != from && overlap(into, from, count * kBoundedPartialSumWords)) {
-    throw Error(std::string(op) + ": into and from overlap without being the same states");
-  }
+  if (!detail::check_combine_arguments(op, into, from, outputs, kBoundedPartialSumWords)) return;
   for (int64_t i = 0; i < outputs; ++i) {
     checked_state(op, "into's state", input, into, i);
     checked_state(op, "from's state", input, from, i);
@@ -163,17 +138,10 @@ int64_t finish_bounded_partial_sums(DType input, const uint64_t* states, int64_t
                                     const TensorView& out, uint8_t* undecided) {
   constexpr const char* op = "finish_bounded_partial_sums";
   check_float_input(op, input);
-  detail::check_dtype_is_valid(op, out.dtype);
-  detail::check_reduction_output_type(op, input, out.dtype, mean);
-  const int64_t outputs = detail::element_count(out.shape);
-  if (outputs < 0) throw Error(std::string(op) + ": the output's element count overflows int64");
-  if (!out.strides.empty() && !(detail::dense_strides(out.shape) == std::span<const int64_t>(out.strides))) {
-    throw Error(std::string(op) + ": the output must be dense (row-major)");
+  const int64_t outputs = detail::check_finish_arguments(op, input, states, count, mean, out);
+  if (outputs > 0 && undecided == nullptr) {
+    throw Error(std::string(op) + ": undecided is null, but there are " + std::to_string(outputs) + " outputs");
   }
-  if (outputs > 0 && (out.data == nullptr || states == nullptr || undecided == nullptr)) {
-    throw Error(std::string(op) + ": a pointer is null, but there are " + std::to_string(outputs) + " outputs");
-  }
-  if (count < 0) throw Error(std::string(op) + ": count " + std::to_string(count) + " is negative");
   std::vector<BoundedSum> sums(static_cast<std::size_t>(outputs));
   for (int64_t i = 0; i < outputs; ++i) sums[static_cast<std::size_t>(i)] = checked_state(op, "state", input, states, i);
   auto* to = static_cast<std::byte*>(out.data);

@@ -3,12 +3,10 @@
 #include "sqdiff/partial_sums.hpp"
 
 #include <cstdint>
-#include <cstdio>
-#include <limits>
-#include <span>
 #include <string>
 #include <vector>
 
+#include "api/state_arguments.hpp"
 #include "reduce/element_access.hpp"
 #include "reduce/exact_sum.hpp"
 #include "reduce/reduce_call.hpp"
@@ -36,12 +34,6 @@ void partial_sum_squared_difference(const ConstTensorView& a, const ConstTensorV
 }
 
 namespace {
-
-std::string hex(uint64_t word) {
-  char text[19];
-  std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(word));
-  return text;
-}
 
 // The input types whose states have `format` ("bf16", "integer"), for
 // messages about a state of another type.
@@ -83,7 +75,7 @@ detail::ExactSum checked_state(const char* op, const char* name, DType input, co
   const ExactSum::StateTag tag = ExactSum::read_tag(tag_word);
   if (tag.magic != ExactSum::kStateMagic) {
     refuse_state(op, name, index,
-                 "is not a partial state: its last word, " + hex(tag_word) + ", lacks the state's mark");
+                 "is not a partial state: its last word, " + detail::hex_word(tag_word) + ", lacks the state's mark");
   }
   if (tag.version != ExactSum::kStateVersion) {
     refuse_state(op, name, index,
@@ -98,7 +90,7 @@ detail::ExactSum checked_state(const char* op, const char* name, DType input, co
                      " inputs");
   }
   if ((tag.flags & ~ExactSum::kKnownFlags) != 0) {
-    refuse_state(op, name, index, "has unknown flag bits (its tag word is " + hex(tag_word) + ")");
+    refuse_state(op, name, index, "has unknown flag bits (its tag word is " + detail::hex_word(tag_word) + ")");
   }
   if ((tag.flags & ExactSum::kNegativeInfinityFlag) != 0) {
     refuse_state(op, name, index, "is flagged -inf, which a sum of squares never is");
@@ -116,7 +108,7 @@ detail::ExactSum checked_state(const char* op, const char* name, DType input, co
   }
   const ExactSum sum = ExactSum::load(format, words);
   if (sum.is_negative()) {
-    refuse_state(op, name, index, "holds a negative sum (its top word is " + hex(sum.limbs().back()) + ")");
+    refuse_state(op, name, index, "holds a negative sum (its top word is " + detail::hex_word(sum.limbs().back()) + ")");
   }
   if (!sum.is_zero() && !any_term) refuse_state(op, name, index, "holds a sum but is flagged as having no terms");
   return sum;
@@ -129,31 +121,13 @@ std::string capacity_text(DType input) {
   return "2^" + std::to_string(64 * format.limbs - 1 + format.lsb_exponent);
 }
 
-bool overlap(const uint64_t* x, const uint64_t* y, std::size_t words) {
-  const auto a = reinterpret_cast<std::uintptr_t>(x);
-  const auto b = reinterpret_cast<std::uintptr_t>(y);
-  const std::size_t bytes = words * sizeof(uint64_t);
-  return a < b + bytes && b < a + bytes;
-}
-
 }  // namespace
 
 void combine_partial_sums(DType input, uint64_t* into, const uint64_t* from, int64_t outputs) {
   constexpr const char* op = "combine_partial_sums";
   detail::check_dtype_is_valid(op, input);
-  if (outputs < 0) throw Error(std::string(op) + ": outputs " + std::to_string(outputs) + " is negative");
-  if (outputs == 0) return;
-  if (into == nullptr || from == nullptr) {
-    throw Error(std::string(op) + ": a states pointer is null, but there are " + std::to_string(outputs) + " outputs");
-  }
   const std::size_t words = partial_sum_words(input);
-  const auto count = static_cast<std::size_t>(outputs);
-  if (count > std::numeric_limits<std::size_t>::max() / sizeof(uint64_t) / words) {
-    throw Error(std::string(op) + ": " + std::to_string(outputs) + " states do not fit in memory");
-  }
-  if (into != from && overlap(into, from, count * words)) {
-    throw Error(std::string(op) + ": into and from overlap without being the same states");
-  }
+  if (!detail::check_combine_arguments(op, into, from, outputs, words)) return;
   // Two passes: every state is checked, and every sum checked against the
   // format's capacity, before the first word of `into` changes.
   const auto combined = [&](int64_t i) {
@@ -177,17 +151,7 @@ void combine_partial_sums(DType input, uint64_t* into, const uint64_t* from, int
 void finish_partial_sums(DType input, const uint64_t* partials, int64_t count, bool mean, const TensorView& out) {
   constexpr const char* op = "finish_partial_sums";
   detail::check_dtype_is_valid(op, input);
-  detail::check_dtype_is_valid(op, out.dtype);
-  detail::check_reduction_output_type(op, input, out.dtype, mean);
-  const int64_t outputs = detail::element_count(out.shape);
-  if (outputs < 0) throw Error(std::string(op) + ": the output's element count overflows int64");
-  if (!out.strides.empty() && !(detail::dense_strides(out.shape) == std::span<const int64_t>(out.strides))) {
-    throw Error(std::string(op) + ": the output must be dense (row-major)");
-  }
-  if (outputs > 0 && (out.data == nullptr || partials == nullptr)) {
-    throw Error(std::string(op) + ": a data pointer is null, but there are " + std::to_string(outputs) + " outputs");
-  }
-  if (count < 0) throw Error(std::string(op) + ": count " + std::to_string(count) + " is negative");
+  const int64_t outputs = detail::check_finish_arguments(op, input, partials, count, mean, out);
   std::vector<uint64_t> results(static_cast<std::size_t>(outputs));
   for (int64_t i = 0; i < outputs; ++i) {
     const detail::ExactSum sum = checked_state(op, "state", input, partials, i);
