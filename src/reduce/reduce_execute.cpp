@@ -27,11 +27,17 @@ struct Job {
   const ReduceCall* call;
   std::vector<ReduceDim> kept;
   std::vector<ReduceDim> summed;
-  uint64_t* results;  // buffered results by output ordinal, or null: written in place
+  uint64_t* results = nullptr;  // buffered results by output ordinal, or null: written in place
   bool partial = false;  // write exact states, not rounded values
   BoundedSum* bounded = nullptr;  // not null: the exact sums as bounded ones, by ordinal
   bool integer_squares = false;  // sums of integer squares: exact, in 192 bits
   std::atomic<int64_t> first_failure{std::numeric_limits<int64_t>::max()};
+
+  Job(const ReduceCall& c, const ReducePlan& plan)
+      : call(&c),
+        kept(plan.kept()),
+        summed(plan.summed()),
+        integer_squares(!is_float_type(c.input) && c.term == Term::square_of_difference) {}
 };
 
 void write_result(const ReduceCall& call, std::byte* out_base, int64_t out_offset, uint64_t bits) {
@@ -93,13 +99,8 @@ void run_job(Job& job) {
 void execute_partial_reduction(const ReduceCall& call) {
   if (call.outputs == 0) return;
   const ReducePlan plan = make_reduce_plan(call);
-  Job job;
-  job.call = &call;
-  job.kept = plan.kept();
-  job.summed = plan.summed();
-  job.results = nullptr;
+  Job job(call, plan);
   job.partial = true;
-  job.integer_squares = !is_float_type(call.input) && call.term == Term::square_of_difference;
   run_job(job);
 }
 
@@ -107,11 +108,7 @@ std::vector<BoundedSum> execute_bounded_partial_reduction(const ReduceCall& call
   std::vector<BoundedSum> by_offset(static_cast<std::size_t>(call.outputs));
   if (call.outputs == 0) return by_offset;
   const ReducePlan plan = make_reduce_plan(call);
-  Job job;
-  job.call = &call;
-  job.kept = plan.kept();
-  job.summed = plan.summed();
-  job.results = nullptr;
+  Job job(call, plan);
   std::vector<BoundedSum> by_ordinal(static_cast<std::size_t>(call.outputs));
   if (call.count > 0 && !plan.dims.empty() && fast_square_reductions_enabled()) {
     fast_square_bounds(call, plan, threads_for(call), by_ordinal.data());
@@ -130,14 +127,10 @@ std::vector<BoundedSum> execute_bounded_partial_reduction(const ReduceCall& call
 void execute_reduction(std::string_view op, const ReduceCall& call) {
   if (call.outputs == 0) return;
   const ReducePlan plan = make_reduce_plan(call);
-  Job job;
-  job.call = &call;
-  job.kept = plan.kept();
-  job.summed = plan.summed();
+  Job job(call, plan);
   const bool buffered = call.out_aliases_input || !is_float_output(call.output);
   std::vector<uint64_t> results(buffered ? static_cast<std::size_t>(call.outputs) : 0);
   job.results = buffered ? results.data() : nullptr;
-  job.integer_squares = !is_float_type(call.input) && call.term == Term::square_of_difference;
   if (call.term == Term::square_of_difference && is_float_type(call.input) && call.count > 0 && !plan.dims.empty() &&
       fast_square_reductions_enabled()) {
     fast_square_reduction(call, plan, threads_for(call), job.results);
