@@ -10,6 +10,7 @@
 #include "sqdiff/gradients.hpp"
 #include "sqdiff/ops.hpp"
 #include "sqdiff/partial_sums.hpp"
+#include "sqdiff/quantized.hpp"
 #include "sqdiff/reduce.hpp"
 #include "sqdiff/simd_target.hpp"
 #include "sqdiff/tensor_view.hpp"

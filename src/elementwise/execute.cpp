@@ -32,6 +32,7 @@ struct Call {
   std::byte* out;
   bool streaming;
   RecordedRun* recording = nullptr;  // set: record the kernel calls instead of making them
+  const void* params = nullptr;      // RowBatch::params of every kernel call
 };
 
 // Calls kernels.*kernel, or records the call.
@@ -65,6 +66,7 @@ void run_strided(const Call& call, const std::byte* a, const std::byte* b, std::
   const RowKinds& kernels = stride_out == 1 ? *call.kernels : *call.plain_kernels;
   // Both inputs scalar along the row: widen one of them so the vs kernel applies.
   const bool both_scalar = stride_a == 0 && stride_b == 0;
+  const RowBatch batch{.params = call.params};
   for (std::size_t done = 0; done < n; done += kBlockElements) {
     const std::size_t count = std::min(kBlockElements, n - done);
     const auto offset = static_cast<int64_t>(done);
@@ -85,11 +87,11 @@ void run_strided(const Call& call, const std::byte* a, const std::byte* b, std::
     }
     std::byte* target = stride_out == 1 ? block_out_target : block_out.data();
     if (a_is_row && b_is_row) {
-      kernels.vv(block_a_source, block_b_source, target, count, {});
+      kernels.vv(block_a_source, block_b_source, target, count, batch);
     } else if (a_is_row) {
-      kernels.vs(block_a_source, block_b_source, target, count, {});
+      kernels.vs(block_a_source, block_b_source, target, count, batch);
     } else {
-      kernels.sv(block_a_source, block_b_source, target, count, {});
+      kernels.sv(block_a_source, block_b_source, target, count, batch);
     }
     if (stride_out != 1) scatter(block_out.data(), block_out_target, stride_out, count, call.element_size);
   }
@@ -103,7 +105,7 @@ void run_rows(const Call& call, const std::byte* a, const std::byte* b, std::byt
   const Plan& plan = *call.plan;
   const auto inner = static_cast<std::size_t>(plan.rank - 1);
   const std::size_t skip = column * call.element_size;
-  RowBatch batch{.rows = rows};
+  RowBatch batch{.rows = rows, .params = call.params};
   if (rows > 1) {
     batch.a_stride = plan.stride_a[inner - 1];
     batch.b_stride = plan.stride_b[inner - 1];
@@ -373,8 +375,12 @@ void replay(const KernelTable& table, Op op, const RecordedRun& run, const std::
 
 void execute(const KernelTable& table, const Plan& plan, Op op, DType dtype, const std::byte* a, const std::byte* b,
              std::byte* out, const ExecutionPolicy& policy) {
+  execute(table.at(op, dtype), table.gather.for_size(dtype_size(dtype)), plan, dtype, a, b, out, policy, nullptr);
+}
+
+void execute(const RowKernels& kernels, GatherKernel gather, const Plan& plan, DType dtype, const std::byte* a,
+             const std::byte* b, std::byte* out, const ExecutionPolicy& policy, const void* params) {
   if (plan.element_count == 0) return;
-  const RowKernels& kernels = table.at(op, dtype);
   const std::size_t element_size = dtype_size(dtype);
   Call call{
       .plan = &plan,
@@ -382,13 +388,14 @@ void execute(const KernelTable& table, const Plan& plan, Op op, DType dtype, con
                  : policy.narrow_long_rows ? &kernels.narrow_long_rows
                                            : &kernels.plain,
       .plain_kernels = &kernels.plain,
-      .gather = table.gather.for_size(element_size),
+      .gather = gather,
       .dtype = dtype,
       .element_size = element_size,
       .a = a,
       .b = b,
       .out = out,
       .streaming = policy.streaming_stores,
+      .params = params,
   };
   const auto total = static_cast<std::size_t>(plan.element_count);
   if (policy.threads <= 1) {

@@ -74,4 +74,10 @@ void replay(const KernelTable& table, Op op, const RecordedRun& run, const std::
 void execute(const KernelTable& table, const Plan& plan, Op op, DType dtype, const std::byte* a, const std::byte* b,
              std::byte* out, const ExecutionPolicy& policy);
 
+// The same walk with a given set of row kernels (of elements of `dtype`) and
+// the gather that packs strided rows of that size; every kernel call gets
+// `params` as RowBatch::params (the quantized ops' per-call constants).
+void execute(const RowKernels& kernels, GatherKernel gather, const Plan& plan, DType dtype, const std::byte* a,
+             const std::byte* b, std::byte* out, const ExecutionPolicy& policy, const void* params);
+
 }  // namespace sqdiff::detail

@@ -44,6 +44,9 @@ struct RowBatch {
   int64_t outer_a_stride = 0;
   int64_t outer_b_stride = 0;
   int64_t outer_out_stride = 0;
+  // Per-call constants of kernels that need them (the quantized ops'
+  // multipliers, kernels/quantized_table.hpp); null for the others.
+  const void* params = nullptr;
 };
 
 // Entries past the end of a block's index tables, so that two vectors of

@@ -1,0 +1,75 @@
+// The row kernels of the quantized ops (SPEC section 9), one per (pipeline,
+// storage type, row kind), for the SIMD target chosen at run time. They have
+// the element-wise row kernels' signature (kernel_table.hpp) and read the
+// call's precomputed multipliers from RowBatch::params, so that the
+// element-wise plan and walk (elementwise/execute.hpp) run them unchanged.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/kernel_table.hpp"
+
+namespace sqdiff::detail {
+
+// One fixed-point multiplication by a real multiplier, precomputed once per
+// call from QuantizeMultiplier's (m, e) (quantized/quant_params.hpp):
+// - double rounding: RDBPOT(SRDHM(x * 2^left_shift mod 2^32, multiplier), right_shift);
+// - single rounding: (x * multiplier + rounding) >> total_shift, in 64 bits.
+struct Requantizer {
+  int32_t multiplier = 0;   // in [0, 2^31)
+  int32_t left_shift = 0;   // 0..31
+  int32_t right_shift = 0;  // 0..31
+  int32_t total_shift = 1;  // single rounding: 31 - e, in 1..62
+  int64_t rounding = 1;     // single rounding: 2^(total_shift - 1)
+};
+
+// Everything a row needs, worked out once per call.
+struct QuantizedKernelParams {
+  int32_t a_zero_point = 0;
+  int32_t b_zero_point = 0;
+  int32_t out_zero_point = 0;
+  int32_t input_left_shift = 0;  // 20 (i8/u8 subtract), 15 (i16 subtract), 7 (i8/u8 squared), 0 (i16 squared)
+  Requantizer a;                 // the pot path uses a.right_shift and b.right_shift only
+  Requantizer b;
+  Requantizer out;
+  int32_t out_min = 0;  // the activation's range, within the type's
+  int32_t out_max = 0;
+};
+
+// The integer algorithms of SPEC 9's table.
+enum class QuantizedPipeline : uint8_t {
+  subtract_double_rounding,
+  subtract_single_rounding,
+  squared_difference_double_rounding,
+  squared_difference_single_rounding,
+  subtract_int16_power_of_two,  // reference_ops::Sub16: rounding shifts and a saturating subtract
+};
+inline constexpr int kQuantizedPipelineCount = 5;
+
+// The input whose multiplier is exactly 1/2: the one of the larger scale
+// (s / (2 s) in double is exactly 1/2), either when the scales are equal. Its
+// scaling is a shift, so the kernels take it as a template parameter.
+enum class HalfInput : uint8_t { a, b };
+inline constexpr int kHalfInputCount = 2;
+
+// The storage types: i8, u8, i16.
+enum class QuantizedType : uint8_t { i8, u8, i16 };
+inline constexpr int kQuantizedTypeCount = 3;
+
+struct QuantizedKernelTable {
+  int64_t target;  // the HWY_* bit of the target these kernels were compiled for
+  // plain: ordinary stores; streaming: non-temporal stores where aligned (the
+  // caller fences). narrow_long_rows is plain (RowKernels' third set).
+  // The power-of-two pipeline has no multipliers: both of its HalfInput entries are the same.
+  RowKernels kernels[kQuantizedPipelineCount][kHalfInputCount][kQuantizedTypeCount];
+
+  const RowKernels& at(QuantizedPipeline pipeline, HalfInput half, QuantizedType type) const {
+    return kernels[static_cast<int>(pipeline)][static_cast<int>(half)][static_cast<int>(type)];
+  }
+};
+
+// The table for the best target the CPU supports (honours hwy's
+// SetSupportedTargetsForTest, so tests can run every target).
+const QuantizedKernelTable& quantized_kernel_table();
+
+}  // namespace sqdiff::detail
