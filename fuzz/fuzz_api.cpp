@@ -1,11 +1,12 @@
 // Fuzzes the library's public API on random views inside one arena:
 // sqdiff::subtract and squared_difference (checked against the scalar oracle
 // of tests/oracle.hpp), sum_squared_difference / mean_squared_difference and
-// the gradients squared_difference_backward / subtract_backward (checked
-// against the library itself on dense copies, one thread, exact path only:
-// what a layout, the thread count or the fast paths could change; and, for
-// calls of at most kMaxOracleTerms terms, that exact path against the GMP
-// oracle of tests/reduce/gmp_oracle.hpp, which shares no code with it).
+// the gradients squared_difference_backward / subtract_backward /
+// mean_squared_difference_backward (checked against the library itself on
+// dense copies, one thread, exact path only: what a layout, the thread count
+// or the fast paths could change; and, for calls of at most kMaxOracleTerms
+// terms, that exact path against the GMP oracle of tests/reduce/gmp_oracle.hpp,
+// which shares no code with it).
 //
 // The input decides the op, the dtypes, the broadcast mode and axis, small
 // shapes, each view's strides (dense, permuted, gapped, reversed, 0, arbitrary,
@@ -84,7 +85,17 @@ constexpr int64_t kMaxElements = int64_t{1} << 16;
 // shape's elements): a few microseconds each.
 constexpr int64_t kMaxOracleTerms = int64_t{1} << 10;
 
-enum class Op { subtract, squared_difference, sum, mean, squared_difference_backward, subtract_backward };
+// The values 0-5 are the op byte modulo 6, as the committed seeds were made;
+// mean_squared_difference_backward came later (decode_op).
+enum class Op {
+  subtract,
+  squared_difference,
+  sum,
+  mean,
+  squared_difference_backward,
+  subtract_backward,
+  mean_squared_difference_backward
+};
 
 const char* op_name(Op op) {
   switch (op) {
@@ -94,12 +105,21 @@ const char* op_name(Op op) {
     case Op::mean: return "mean_squared_difference";
     case Op::squared_difference_backward: return "squared_difference_backward";
     case Op::subtract_backward: return "subtract_backward";
+    case Op::mean_squared_difference_backward: return "mean_squared_difference_backward";
   }
   return "?";
 }
 
 bool is_reduction(Op op) { return op == Op::sum || op == Op::mean; }
-bool is_gradient(Op op) { return op == Op::squared_difference_backward || op == Op::subtract_backward; }
+bool is_gradient(Op op) {
+  return op == Op::squared_difference_backward || op == Op::subtract_backward ||
+         op == Op::mean_squared_difference_backward;
+}
+// The gradients that read the inputs a and b (subtract_backward has only
+// grad_out), and those given a grad_out (the mean's is implicit: ones, the
+// sum divided by the broadcast shape's count).
+bool reads_inputs(Op op) { return op != Op::subtract_backward; }
+bool has_grad_out(Op op) { return op == Op::squared_difference_backward || op == Op::subtract_backward; }
 
 std::string shape_text(const Shape& s) { return oracle::shape_str(s); }
 
@@ -215,9 +235,10 @@ class Arena {
   std::size_t shift_;
 };
 
-// One call. The gradients' views: a and b (squared_difference_backward's
-// inputs; subtract_backward has none, its inputs' shapes are the
-// gradients'), g (grad_out), out (grad_a) and grad_b, either gradient
+// One call. The gradients' views: a and b (the inputs of
+// squared_difference_backward and mean_squared_difference_backward;
+// subtract_backward has none, its inputs' shapes are the gradients'), g
+// (grad_out; the mean's has none), out (grad_a) and grad_b, either gradient
 // skipped (a null pointer) at times.
 struct Call {
   Op op = Op::subtract;
@@ -236,8 +257,8 @@ struct Call {
   static auto views_of(Self& c) {
     std::vector<decltype(&c.a)> v;
     if (!is_gradient(c.op)) return decltype(v){&c.a, &c.b, &c.out};
-    if (c.op == Op::squared_difference_backward) v = {&c.a, &c.b};
-    v.push_back(&c.g);
+    if (reads_inputs(c.op)) v = {&c.a, &c.b};
+    if (has_grad_out(c.op)) v.push_back(&c.g);
     if (c.want_a) v.push_back(&c.out);
     if (c.want_b) v.push_back(&c.grad_b);
     return v;
@@ -261,8 +282,10 @@ struct Call {
     if (!is_gradient(op)) {
       text += view_text("a", a) + ", " + view_text("b", b) + " -> " + view_text("out", out);
     } else {
-      if (op == Op::squared_difference_backward) text += view_text("a", a) + ", " + view_text("b", b) + ", ";
-      text += view_text("grad_out", g) + " -> " + (want_a ? view_text("grad_a", out) : std::string("no grad_a")) +
+      if (reads_inputs(op)) text += view_text("a", a) + ", " + view_text("b", b);
+      if (reads_inputs(op) && has_grad_out(op)) text += ", ";
+      if (has_grad_out(op)) text += view_text("grad_out", g);
+      text += std::string(" -> ") + (want_a ? view_text("grad_a", out) : std::string("no grad_a")) +
               ", " + (want_b ? view_text("grad_b", grad_b) : std::string("no grad_b"));
     }
     text += " (" + std::string(oracle::name_of(mode.kind)) + ", axis " + std::to_string(mode.axis) + ")";
@@ -292,6 +315,9 @@ std::optional<std::string> run(const Call& c, unsigned char* base, int threads) 
         sqdiff::squared_difference_backward(a, b, g, grad_a_arg, grad_b_arg, {c.mode, threads});
         break;
       case Op::subtract_backward: sqdiff::subtract_backward(g, grad_a_arg, grad_b_arg, {c.mode, threads}); break;
+      case Op::mean_squared_difference_backward:
+        sqdiff::mean_squared_difference_backward(a, b, grad_a_arg, grad_b_arg, {c.mode, threads});
+        break;
     }
   } catch (const sqdiff::Error& e) {
     return std::string(e.what());
@@ -372,9 +398,22 @@ std::vector<DType> reduction_outputs(DType in, Op op) {
   }
 }
 
+// The op, from one byte v. The committed seeds were made when v % 6 was the
+// op (ConsumeIntegralInRange(0, 5) reads one byte the same way), and it still
+// is, except that squared_difference_backward's values with an odd v / 6 now
+// pick mean_squared_difference_backward, its sibling (the same terms with an
+// implicit grad_out), and no committed seed has one of those: every seed
+// keeps its call. Each of the two gets 1/12 of the inputs.
+Op decode_op(FuzzedDataProvider& in) {
+  const auto v = in.ConsumeIntegral<uint8_t>();
+  const auto op = static_cast<Op>(v % 6);
+  if (op == Op::squared_difference_backward && (v / 6) % 2 == 1) return Op::mean_squared_difference_backward;
+  return op;
+}
+
 std::optional<Call> decode(FuzzedDataProvider& in) {
   Call c;
-  c.op = static_cast<Op>(in.ConsumeIntegralInRange<int>(0, 5));
+  c.op = decode_op(in);
   const bool reduction = is_reduction(c.op);
   const bool gradient = is_gradient(c.op);
   const DType dtype = gradient ? pick_gradient_dtype(in) : pick_dtype(in);
@@ -435,11 +474,14 @@ std::optional<Call> decode(FuzzedDataProvider& in) {
     c.out.dtype = in.ConsumeIntegralInRange<int>(0, 31) == 0 ? pick_dtype(in)
                                                               : outs[in.ConsumeIntegralInRange<std::size_t>(0, outs.size() - 1)];
   } else if (gradient) {
-    // grad_out of the broadcast shape, grad_a (out) of a's, grad_b of b's;
-    // either gradient skipped at times, a wrong shape or type now and then.
+    // grad_out (when the op takes one) of the broadcast shape, grad_a (out)
+    // of a's, grad_b of b's; either gradient skipped at times, a wrong shape
+    // or type now and then.
     const auto type_of_view = [&] { return in.ConsumeIntegralInRange<int>(0, 31) == 0 ? pick_dtype(in) : dtype; };
-    c.g.shape = full;
-    c.g.dtype = type_of_view();
+    if (has_grad_out(c.op)) {
+      c.g.shape = full;
+      c.g.dtype = type_of_view();
+    }
     c.out.shape = c.a.shape;
     c.out.dtype = type_of_view();
     c.grad_b.shape = c.b.shape;
@@ -448,7 +490,7 @@ std::optional<Call> decode(FuzzedDataProvider& in) {
     c.want_a = skip != 0;
     c.want_b = skip != 1;
     if (in.ConsumeIntegralInRange<int>(0, 31) == 0) {
-      Shape& s = in.ConsumeBool() ? c.g.shape : c.grad_b.shape;
+      Shape& s = has_grad_out(c.op) && in.ConsumeBool() ? c.g.shape : c.grad_b.shape;
       if (!s.empty()) s[in.ConsumeIntegralInRange<std::size_t>(0, s.size() - 1)] += 1;
     }
   } else {
@@ -462,10 +504,8 @@ std::optional<Call> decode(FuzzedDataProvider& in) {
   choose_strides(in, c.a, false);
   choose_strides(in, c.b, false);
   choose_strides(in, c.out, true);
-  if (gradient) {
-    choose_strides(in, c.g, false);
-    choose_strides(in, c.grad_b, true);
-  }
+  if (has_grad_out(c.op)) choose_strides(in, c.g, false);
+  if (gradient) choose_strides(in, c.grad_b, true);
 
   // Place the views: the arena is as large as the largest view's reach plus a
   // little, so that views overlap often.
@@ -500,6 +540,10 @@ std::optional<Call> decode(FuzzedDataProvider& in) {
   } else if (c.op == Op::subtract_backward) {
     alias_onto(c.out, {&c.g});
     alias_onto(c.grad_b, {&c.g, placed_grad_a});
+  } else if (c.op == Op::mean_squared_difference_backward) {
+    alias_onto(c.out, {&c.a, &c.b});
+    alias_onto(c.grad_b, c.want_a ? std::vector<const View*>{&c.a, &c.b, &c.out}
+                                  : std::vector<const View*>{&c.a, &c.b});
   } else {
     alias_onto(c.out, {&c.a, &c.b});
   }
@@ -508,6 +552,16 @@ std::optional<Call> decode(FuzzedDataProvider& in) {
   c.arena_size = arena_size;
   c.arena_shift = 8 * in.ConsumeIntegralInRange<std::size_t>(0, 7);
   return c;
+}
+
+// The bits of v (exact in float type t) in t.
+uint64_t float_bits(DType t, double v) {
+  switch (t) {
+    case DType::f16: return oracle::float_to_f16(static_cast<float>(v));
+    case DType::bf16: return oracle::float_to_bf16(static_cast<float>(v));
+    case DType::f32: return std::bit_cast<uint32_t>(static_cast<float>(v));
+    default: return std::bit_cast<uint64_t>(v);
+  }
 }
 
 // A value of float type t near the square root of its smallest subnormal
@@ -522,13 +576,7 @@ uint64_t tiny_value(std::mt19937_64& rng, DType t) {
     const int exponent = gmp::format_of(t).smallest_step() / 2 + static_cast<int>(rng() % 17) - 8;
     v = std::ldexp(1 + static_cast<double>(rng() % 8) / 8, exponent);
   }
-  if (negative) v = -v;
-  switch (t) {
-    case DType::f16: return oracle::float_to_f16(static_cast<float>(v));
-    case DType::bf16: return oracle::float_to_bf16(static_cast<float>(v));
-    case DType::f32: return std::bit_cast<uint32_t>(static_cast<float>(v));
-    default: return std::bit_cast<uint64_t>(v);
-  }
+  return float_bits(t, negative ? -v : v);
 }
 
 // Fills the arena with values of `dtype` biased to its special cases (for
@@ -720,9 +768,10 @@ bool extents_overlap(const View& x, const View& y) {
 
 // Expected results of the gradients: the library on dense copies, one
 // thread, every output summed exactly; small ones checked against the GMP
-// oracle. The checks of the views' memory, which dense copies do not have,
-// are made here: a self-overlapping gradient, and grad_a and grad_b sharing
-// bytes (both non-empty).
+// oracle (the mean's with a grad_out of ones and the broadcast shape's count
+// as the divisor, inside the one rounding). The checks of the views' memory,
+// which dense copies do not have, are made here: a self-overlapping gradient,
+// and grad_a and grad_b sharing bytes (both non-empty).
 Expectation gradient_expectation(const Call& c, const std::vector<unsigned char>& snapshot) {
   Expectation e;
   for (const View* v : c.views()) {
@@ -731,10 +780,12 @@ Expectation gradient_expectation(const Call& c, const std::vector<unsigned char>
       return e;
     }
   }
-  const bool subtract = c.op == Op::subtract_backward;
-  const std::vector<unsigned char> a = subtract ? std::vector<unsigned char>(8) : dense_copy(c.a, snapshot);
-  const std::vector<unsigned char> b = subtract ? std::vector<unsigned char>(8) : dense_copy(c.b, snapshot);
-  const std::vector<unsigned char> g = dense_copy(c.g, snapshot);
+  const bool subtract = c.op == Op::subtract_backward, mean = c.op == Op::mean_squared_difference_backward;
+  const auto copy_if = [&](bool passed, const View& v) {
+    return passed ? dense_copy(v, snapshot) : std::vector<unsigned char>(8);
+  };
+  const std::vector<unsigned char> a = copy_if(reads_inputs(c.op), c.a), b = copy_if(reads_inputs(c.op), c.b);
+  const std::vector<unsigned char> g = copy_if(has_grad_out(c.op), c.g);
   std::vector<unsigned char> grad_a = dense_output(c.out), grad_b = dense_output(c.grad_b);
   const std::optional<std::string> error = run_exact([&] {
     const sqdiff::TensorView ga{grad_a.data(), c.out.dtype, c.out.shape};
@@ -742,6 +793,9 @@ Expectation gradient_expectation(const Call& c, const std::vector<unsigned char>
     const sqdiff::ConstTensorView gv{g.data(), c.g.dtype, c.g.shape};
     if (subtract) {
       sqdiff::subtract_backward(gv, c.want_a ? &ga : nullptr, c.want_b ? &gb : nullptr, {c.mode, 1});
+    } else if (mean) {
+      sqdiff::mean_squared_difference_backward({a.data(), c.a.dtype, c.a.shape}, {b.data(), c.b.dtype, c.b.shape},
+                                               c.want_a ? &ga : nullptr, c.want_b ? &gb : nullptr, {c.mode, 1});
     } else {
       sqdiff::squared_difference_backward({a.data(), c.a.dtype, c.a.shape}, {b.data(), c.b.dtype, c.b.shape}, gv,
                                           c.want_a ? &ga : nullptr, c.want_b ? &gb : nullptr, {c.mode, 1});
@@ -752,16 +806,26 @@ Expectation gradient_expectation(const Call& c, const std::vector<unsigned char>
     // has grad_out's (b in pdpd: a scalar), as the library takes them.
     const Shape a_shape = c.want_a ? c.out.shape : c.g.shape;
     const Shape b_shape = c.want_b ? c.grad_b.shape : c.mode.kind == BroadcastKind::pdpd ? Shape{} : c.g.shape;
-    const bool small = count_of(c.g.shape) <= kMaxOracleTerms;
+    // The terms: grad_out's shape, the broadcast shape (the mean has no
+    // grad_out: for the oracle, ones of that shape through strides of 0).
+    const Shape terms = mean ? gmp::align(c.a.shape, c.b.shape, c.mode).shape : c.g.shape;
+    unsigned char one[8];
+    if (mean) gmp::store_bits(one, gmp::size_of(c.a.dtype), float_bits(c.a.dtype, 1.0));
+    const gmp::Input g_input = mean ? gmp::Input{c.a.dtype, one, terms, Shape(terms.size(), 0)}
+                                    : oracle_input(c.g, snapshot);
+    // Each exact sum divided by n inside the rounding; with n = 0 no divisor
+    // (sums of no terms, +0).
+    const int64_t divisor = mean ? count_of(terms) : 0;
+    const bool small = count_of(terms) <= kMaxOracleTerms;
     for (int which = 0; which < 2; ++which) {
       if (!(which == 0 ? c.want_a : c.want_b)) continue;
       const View& out = which == 0 ? c.out : c.grad_b;
       e.results.push_back(bits_of(which == 0 ? grad_a : grad_b, out));
       if (!small) continue;
       const std::vector<gmp::Expected> oracle_values =
-          subtract ? gmp::subtract_gradient(oracle_input(c.g, snapshot), a_shape, b_shape, c.mode, which)
+          subtract ? gmp::subtract_gradient(g_input, a_shape, b_shape, c.mode, which)
                    : gmp::squared_difference_gradient(oracle_input(c.a, snapshot), oracle_input(c.b, snapshot),
-                                                      oracle_input(c.g, snapshot), c.mode, which);
+                                                      g_input, c.mode, which, divisor);
       check_against_gmp(c, which == 0 ? "grad_a" : "grad_b", oracle_values, e.results.back(), out.dtype);
     }
   }
