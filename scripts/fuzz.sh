@@ -19,10 +19,15 @@ set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo_root"
 
-all_targets=(fuzz_npy fuzz_ir fuzz_partial_shape fuzz_api)
+all_targets=(fuzz_npy fuzz_npz fuzz_ir fuzz_partial_shape fuzz_api)
 # Inputs longer than these add nothing the format can express (a .npy header
-# and a little data, a model of a few layers, a shape, a call and its arena).
-declare -A max_len=([fuzz_npy]=4096 [fuzz_ir]=8192 [fuzz_partial_shape]=256 [fuzz_api]=2048)
+# and a little data, a zip of a few such members, a model of a few layers, a
+# shape, a call and its arena).
+declare -A max_len=([fuzz_npy]=4096 [fuzz_npz]=4096 [fuzz_ir]=8192 [fuzz_partial_shape]=256 [fuzz_api]=2048)
+# Per-target libFuzzer options. fuzz_npz: an archive of max_len bytes holds at
+# most 1032 times that once inflated (about 4 MiB), so any single allocation
+# above 64 MiB came from a size the file forged.
+declare -A extra_options=([fuzz_npz]="-malloc_limit_mb=64")
 
 usage() {
   echo "usage: scripts/fuzz.sh [SECONDS] [--target NAME]...   (NAME: ${all_targets[*]})" >&2
@@ -92,7 +97,9 @@ for target in "${targets[@]}"; do
   log="$work/fuzz.log"
   echo "== fuzz: $target for ${seconds}s (log: $log)"
   status=0
-  "$build_dir/fuzz/$target" "$work/corpus" -dict="fuzz/$target.dict" -max_len="${max_len[$target]}" \
+  options=()
+  [[ -v "extra_options[$target]" ]] && read -r -a options <<<"${extra_options[$target]}"
+  "$build_dir/fuzz/$target" "$work/corpus" -dict="fuzz/$target.dict" -max_len="${max_len[$target]}" "${options[@]}" \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$work/artifacts/" >"$log" 2>&1 || status=$?
   executions="$(stat number_of_executed_units "$log")"

@@ -3,11 +3,14 @@
 #include <sys/mman.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <limits>
 #include <memory>
+#include <new>
+#include <numeric>
 #include <unistd.h>
 
 #include "input_file.hpp"
@@ -116,12 +119,24 @@ std::vector<Entry> entries_of(const Bytes& bytes, const std::string& path) {
   return entries;
 }
 
+// Deflate's largest expansion: a 258-byte match coded in 2 bits (1 bit of
+// length code, 1 of distance code) gives 1032 bytes per input byte. A member
+// claiming more than that is forged, and refusing it before allocating keeps
+// the buffer below 1032 times the member's bytes in the file.
+constexpr uint64_t kDeflateMaxRatio = 1032;
+
 std::shared_ptr<std::byte[]> inflate_member(const std::byte* data, const Entry& e, const std::string& where) {
+  // e.compressed is at most the file's size here (read_npz checked it), so the product cannot overflow.
+  if (e.uncompressed > e.compressed * kDeflateMaxRatio) {
+    fail(where, "not a valid .npz file (its size, " + std::to_string(e.uncompressed) + " bytes, is more than " +
+                    std::to_string(e.compressed) + " deflated bytes can hold)");
+  }
   if (e.uncompressed > std::numeric_limits<std::size_t>::max() / 2 ||
       e.compressed > std::numeric_limits<uInt>::max() * uint64_t{1024}) {
     fail(where, "member too large to inflate in memory");
   }
-  std::shared_ptr<std::byte[]> out(new std::byte[std::max<uint64_t>(1, e.uncompressed)]);
+  std::shared_ptr<std::byte[]> out(new (std::nothrow) std::byte[std::max<uint64_t>(1, e.uncompressed)]);
+  if (!out) fail(where, "cannot allocate " + std::to_string(e.uncompressed) + " bytes to inflate the member");
   z_stream stream{};
   if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) fail(where, "cannot start zlib");
   stream.next_in = reinterpret_cast<Bytef*>(const_cast<std::byte*>(data));  // zlib's API is not const
@@ -172,17 +187,40 @@ std::vector<NpzMember> read_npz(const std::string& path) {
   std::shared_ptr<const void> mapping(map, [size](const void* p) { ::munmap(const_cast<void*>(p), size); });
   const Bytes bytes(static_cast<const std::byte*>(map), size, path);
 
-  std::vector<NpzMember> members;
-  for (const Entry& e : entries_of(bytes, path)) {
+  const std::vector<Entry> entries = entries_of(bytes, path);
+  std::vector<uint64_t> data_offsets;
+  for (const Entry& e : entries) {
     const std::string where = path + ": member " + e.name;
     if (e.name.size() < 4 || e.name.compare(e.name.size() - 4, 4, ".npy") != 0) {
       fail(where, "not a .npy member (a .npz holds NAME.npy files)");
     }
     if (e.flags & 1) fail(where, "encrypted members are not supported");
     if (bytes.read(e.local_offset, 4) != kLocalHeader) fail(where, "bad local header");
-    const uint64_t data_offset =
-        e.local_offset + 30 + bytes.read(e.local_offset + 26, 2) + bytes.read(e.local_offset + 28, 2);
-    const std::byte* data = bytes.at(data_offset, e.compressed);
+    data_offsets.push_back(e.local_offset + 30 + bytes.read(e.local_offset + 26, 2) +
+                           bytes.read(e.local_offset + 28, 2));
+    bytes.at(data_offsets.back(), e.compressed);  // the data lies inside the file
+  }
+  // Members must not share bytes (a zip writer never does that): central
+  // entries pointing into one deflated stream would each inflate it to its own
+  // buffer, so a small file could claim memory that grows with the square of
+  // its size. Disjoint members hold at most 1032 times the file's size.
+  std::vector<std::size_t> order(entries.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t x, std::size_t y) { return entries[x].local_offset < entries[y].local_offset; });
+  for (std::size_t k = 1; k < order.size(); ++k) {
+    const std::size_t before = order[k - 1], after = order[k];
+    if (data_offsets[before] + entries[before].compressed > entries[after].local_offset) {
+      fail(path, "not a valid .npz file (members " + entries[before].name + " and " + entries[after].name +
+                     " share bytes)");
+    }
+  }
+
+  std::vector<NpzMember> members;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const Entry& e = entries[i];
+    const std::string where = path + ": member " + e.name;
+    const std::byte* data = bytes.at(data_offsets[i], e.compressed);
     std::string name = e.name.substr(0, e.name.size() - 4);
     if (e.method == 0) {
       if (e.compressed != e.uncompressed) fail(where, "not a valid .npz file (a stored member's sizes differ)");

@@ -12,6 +12,7 @@ results must match bit for bit; NumPy gives the broadcasting, the NaN/inf
 counts and |a - b| (in f64).
 """
 
+import io
 import json
 import math
 import multiprocessing
@@ -20,10 +21,12 @@ import pty
 import re
 import resource
 import select
+import struct
 import subprocess
 import sys
 import time
 import unittest
+import zlib
 from fractions import Fraction
 
 import numpy as np
@@ -183,6 +186,43 @@ def random_names(count, seed):
                "\U0010ffff".encode()]
     return [b"r%d-" % i + b"".join(pieces[k] for k in rng.integers(0, len(pieces), size=rng.integers(1, 9)))
             for i in range(count)]
+
+
+def npz_by_hand(members, zip64=False, forged_size=None):
+    """A .npz built record by record: members are (name, array) with their .npy bytes deflated, or
+    (name, None) for a central entry that points at the previous member's bytes. zip64: every size and
+    offset in the central directory goes through the zip64 extra field, with the zip64 end record and
+    locator. forged_size: the uncompressed size the central directory claims for each member."""
+    out, central, offset = bytearray(), bytearray(), 0
+    for name, array in members:
+        if array is not None:
+            buffer = io.BytesIO()
+            np.save(buffer, array)
+            raw = buffer.getvalue()
+            squeezer = zlib.compressobj(9, zlib.DEFLATED, -15)
+            data = squeezer.compress(raw) + squeezer.flush()
+            crc, offset = zlib.crc32(raw), len(out)
+            out += struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 8, 0, 0, crc, len(data), len(raw),
+                               len(name), 0) + name.encode() + data
+        size = forged_size if forged_size is not None else len(raw)
+        if zip64:
+            extra = struct.pack("<HHQQQ", 1, 24, size, len(data), offset)
+            fields = (0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF)
+        else:
+            extra, fields = b"", (len(data), size, offset)
+        central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 45, 45, 0, 8, 0, 0, crc, fields[0], fields[1],
+                               len(name), len(extra), 0, 0, 0, 0, fields[2]) + name.encode() + extra
+    start = len(out)
+    out += central
+    if zip64:
+        record = len(out)
+        out += struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, len(members), len(members), len(central),
+                           start)
+        out += struct.pack("<IIQI", 0x07064B50, 0, record, 1)
+        out += struct.pack("<IHHHHIIH", 0x06054B50, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0)
+    else:
+        out += struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(members), len(members), len(central), start, 0)
+    return bytes(out)
 
 
 class CompareTestCase(CliTestCase):
@@ -816,6 +856,40 @@ class CompareGateTest(CompareTestCase):
         with open(self.path("flipped.npz"), "wb") as f:
             f.write(bytes(data))
         self.expect_status(["compare", self.path("flipped.npz"), compressed], 1, "flipped.npz: member x.npy")
+
+    def test_forged_npz_sizes(self):
+        # A deflated member can expand at most 1032 times (deflate's limit); one claiming more is refused
+        # before its buffer is allocated (it was allocated whole: 4 GiB here, 1 PiB through zip64).
+        good = self.make_set("npz_compressed", "good.npz", {"x": np.zeros(4)})
+        with open(good, "rb") as g:
+            data = bytearray(g.read())
+        entry = data.find(b"PK\x01\x02")
+        compressed = int.from_bytes(data[entry + 20:entry + 24], "little")
+        data[entry + 24:entry + 28] = (0xFFFFFFF0).to_bytes(4, "little")  # the central entry's uncompressed size
+        with open(self.path("forged.npz"), "wb") as f:
+            f.write(bytes(data))
+        self.expect_status(["compare", self.path("forged.npz"), good], 1,
+                           "forged.npz: member x.npy: not a valid .npz file (its size, 4294967280 bytes, is more than "
+                           "%d deflated bytes can hold)" % compressed)
+        with open(self.path("forged64.npz"), "wb") as f:
+            f.write(npz_by_hand([("x.npy", np.zeros(4))], zip64=True, forged_size=1 << 50))
+        self.expect_status(["compare", self.path("forged64.npz"), good], 1,
+                           "forged64.npz: member x.npy: not a valid .npz file (its size, 1125899906842624 bytes")
+        # The same archive with its true size reads (the hand-made zip64 records are right).
+        with open(self.path("zip64.npz"), "wb") as f:
+            f.write(npz_by_hand([("x.npy", np.zeros(4))], zip64=True))
+        result = run(["compare", self.path("zip64.npz"), good])
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout.splitlines()[-1], "result: pass (1 compared, 0 failed, 0 missing, 0 extra)")
+
+    def test_npz_members_sharing_bytes(self):
+        # Central entries pointing at one deflated member would each inflate it (memory growing with the
+        # square of the file's size): refused. Before, such an archive read as two arrays.
+        good = self.make_set("npz", "ab.npz", {"a": np.zeros(4), "b": np.zeros(4)})
+        with open(self.path("shared.npz"), "wb") as f:
+            f.write(npz_by_hand([("a.npy", np.zeros(4)), ("b.npy", None)]))
+        self.expect_status(["compare", self.path("shared.npz"), good], 1,
+                           "shared.npz: not a valid .npz file (members a.npy and b.npy share bytes)")
 
     def expect_status(self, args, status, fragment):
         result = run(args)
