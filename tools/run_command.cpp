@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <functional>
 #include <limits>
 #include <memory>
 
@@ -11,6 +12,7 @@
 #include "npy.hpp"
 #include "partial_shape.hpp"
 #include "progress.hpp"
+#include "quant_options.hpp"
 #include "reduce_run.hpp"
 #include "shape_count.hpp"
 
@@ -23,6 +25,37 @@ OpFunction op_function(const std::string& op) {
   if (op == "squared_difference") return &sqdiff::squared_difference;
   if (op == "subtract") return &sqdiff::subtract;
   throw sqdiff::Error("unknown op \"" + op + "\" (expected squared_difference or subtract)");
+}
+
+// One library call on views that all have the output's shape (broadcast
+// inputs have stride 0), so no broadcast mode is needed.
+using ElementOp = std::function<void(const ConstTensorView&, const ConstTensorView&, const TensorView&)>;
+
+ElementOp element_op(const RunRequest& request) {
+  const OpFunction op = op_function(request.op);
+  if (!request.quantized) {
+    Options options;
+    options.threads = request.threads;
+    return [op, options](const ConstTensorView& a, const ConstTensorView& b, const TensorView& out) {
+      op(a, b, out, options);
+    };
+  }
+  QuantizedRun quantized = *request.quantized;
+  quantized.options.threads = request.threads;
+  const auto quantized_op =
+      request.op == "subtract" ? &sqdiff::quantized_subtract : &sqdiff::quantized_squared_difference;
+  return [quantized_op, quantized](const ConstTensorView& a, const ConstTensorView& b, const TensorView& out) {
+    quantized_op(a, quantized.a, b, quantized.b, out, quantized.out, quantized.options);
+  };
+}
+
+// The quantized ops check their types and parameters before anything else,
+// also on empty views: one such call refuses a bad parameter before the output
+// is opened, so that nothing is written, not even a header into a pipe.
+void check_parameters(const ElementOp& op, DType dtype) {
+  alignas(8) std::byte a[8]{}, b[8]{}, out[8]{};
+  const Shape empty{0};
+  op(ConstTensorView{a, dtype, empty}, ConstTensorView{b, dtype, empty}, TensorView{out, dtype, empty});
 }
 
 int64_t product(const Shape& shape, std::size_t from, std::size_t to) {
@@ -52,7 +85,7 @@ Shape aligned_strides(const Shape& out_shape, const Shape& shape, const Shape& s
 }
 
 void run_npy(const RunRequest& request) {
-  const OpFunction op = op_function(request.op);
+  const ElementOp op = element_op(request);
   if (request.threads < 0) throw sqdiff::Error("--threads must be 0 (library default) or more");
 
   const InputPair inputs = open_input_pair(request.a_path, request.b_path, request.dtype, request.broadcast, request.op);
@@ -61,6 +94,7 @@ void run_npy(const RunRequest& request) {
   const DType dtype = a.dtype();
   const std::size_t item = dtype_size(dtype);
   const Shape& out_shape = inputs.shape;
+  if (request.quantized) check_parameters(op, dtype);
 
   NpyWriter writer(request.out_path, dtype, out_shape);
   const Shape& a_strides = inputs.a_strides;
@@ -69,8 +103,6 @@ void run_npy(const RunRequest& request) {
   const int64_t total = product(out_shape, 0, out_shape.size());
   const int64_t total_bytes = total * static_cast<int64_t>(item);
 
-  Options options;
-  options.threads = request.threads;  // the views below all have the output's shape
   ProgressBar progress("sqdiff run", total_bytes, ProgressBar::wanted(request.quiet, total_bytes));
 
   const std::size_t rank = out_shape.size();
@@ -78,7 +110,7 @@ void run_npy(const RunRequest& request) {
   if (total <= chunk_elements || rank == 0) {
     void* out = writer.region(0, total_bytes);
     op(ConstTensorView{a.data(), dtype, out_shape, a_strides}, ConstTensorView{b.data(), dtype, out_shape, b_strides},
-       TensorView{out, dtype, out_shape, out_strides}, options);
+       TensorView{out, dtype, out_shape, out_strides});
   } else {
     // Chunks of consecutive output elements (chunk_plan.hpp), in order, as a
     // written-through output (a pipe) needs them.
@@ -98,7 +130,7 @@ void run_npy(const RunRequest& request) {
       const int64_t item_bytes = static_cast<int64_t>(item);
       const TensorView ov{writer.region(chunk.first * item_bytes, chunk.elements * item_bytes), dtype, chunk.shape,
                           out_tail};
-      op(av, bv, ov, options);
+      op(av, bv, ov);
       progress.update((chunk.first + chunk.elements) * item_bytes);
     }
   }
@@ -150,6 +182,8 @@ void register_run_command(CLI::App& app) {
       ->group("")
       ->check(integer_in<int64_t>(1, std::numeric_limits<int64_t>::max()));
   sub->add_flag("-q,--quiet", request->quiet, "No progress bar (shown on a terminal for outputs over 64 MiB)");
+  auto quant = std::make_shared<QuantOptionText>();
+  add_quant_options(*sub, *quant);
   sub->footer(
       "Examples:\n"
       "  $ sqdiff run --op squared_difference a.npy b.npy -o squared.npy\n"
@@ -163,13 +197,21 @@ void register_run_command(CLI::App& app) {
       "      bf_a.npy and bf_b.npy are uint16 arrays holding bf16 bits; so is bf_out.npy\n"
       "  $ sqdiff run --reduce mean a.npy b.npy -o mse.npy --axes 0,2\n"
       "      the mean of (a - b)^2 over dims 0 and 2 of [8,7,6,5]: mse.npy of shape [7,5]\n"
+      "  $ sqdiff run --op subtract qa.npy qb.npy -o qd.npy --quant-a 0.5,0 --quant-b 0.25,10 "
+      "--quant-out 0.125,0 --activation relu\n"
+      "      int8 qa.npy and qb.npy (real values 0.5 * q and 0.25 * (q - 10)): qd.npy, int8, holds\n"
+      "      max(a - b, 0) in steps of 0.125, computed as LiteRT's integer kernels compute it (SPEC 9)\n"
       "\n"
       "Inputs are memory-mapped and the output is written through a memory map under a\n"
       "temporary name in the output's directory, then renamed: it appears complete or not at all.\n"
-      "C and Fortran order are read without copying; big-endian files are refused.");
-  sub->callback([request, mode, op, reduce] {
+      "C and Fortran order are read without copying; big-endian files are refused.\n"
+      "Quantized data (SPEC 9): int8, uint8 or int16 files with --quant-a, --quant-b and\n"
+      "--quant-out SCALE,ZERO_POINT (a stored q stands for scale * (q - zero_point)); the\n"
+      "output has the inputs' dtype.");
+  sub->callback([request, mode, op, reduce, quant] {
     request->broadcast.kind = parse_broadcast_kind(*mode);
     if (!reduce->kind.empty()) {
+      quantized_run(*quant, "squared_difference", true);  // refuses the quantized options
       if (!op->empty() && *op != "squared_difference") {
         throw CLI::ValidationError("--reduce", "--reduce sums squared differences: --op must be squared_difference "
                                                "or left out, not " + *op);
@@ -188,6 +230,7 @@ void register_run_command(CLI::App& app) {
       throw CLI::ValidationError("--axes, --keepdims and --out-dtype", "they go with --reduce");
     }
     request->op = *op;
+    request->quantized = quantized_run(*quant, *op, false);
     run_npy(*request);
   });
 }

@@ -1,11 +1,14 @@
-// The `sqdiff run` subcommand: squared_difference or subtract on .npy files.
+// The `sqdiff run` subcommand: squared_difference or subtract on .npy files,
+// or their quantized forms (SPEC 9) on int8, uint8 and int16 files.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "quant_options.hpp"
 #include "sqdiff/sqdiff.hpp"
 
 namespace sqdiff::tools {
@@ -20,6 +23,9 @@ struct RunRequest {
   bool quiet = false;
   std::string dtype;  // "" = as stored; "bf16" reads "<u2" files as bf16 bits
   int64_t chunk_bytes = int64_t{16} << 20;  // output bytes per library call in large jobs
+  // Set: the quantized op with these parameters (its broadcast and threads
+  // are the request's).
+  std::optional<QuantizedRun> quantized;
 };
 
 // Runs one request; throws sqdiff::Error. The output appears complete or not at all.

@@ -786,6 +786,9 @@ class HelpExamplesTest(CliTestCase):
         self.save("q.npy", random_array(rng, "f32", (256, 56)))
         self.save("bf_a.npy", random_array(rng, "bf16", (4, 8)))
         self.save("bf_b.npy", random_array(rng, "bf16", (8,)))
+        # The quantized example's int8 inputs (quant_run_test.py checks its output).
+        self.save("qa.npy", np.array([[2, 4, 6], [8, 10, 12]], dtype=np.int8))
+        self.save("qb.npy", np.array([14, 18, 22], dtype=np.int8))
 
     def test_examples_run_as_written(self):
         self.prepare_inputs()
