@@ -9,15 +9,24 @@
 #   scripts/bench.sh ... -- ARGS     extra arguments for sqdiff_bench (Google Benchmark's, and
 #                                    --sqdiff_budget=S, --sqdiff_min_rounds=N, --sqdiff_samples=N)
 #   scripts/bench.sh --reductions-only
-#                                    only the reduce/ and grad/ cases (issue 13); writes just the
-#                                    "Reductions and gradients" section of docs/PERFORMANCE.md
-#                                    (perf_table.py --reductions-into), the rest of the page is kept
+#                                    only the reduce/ and grad/ cases (issue 13) except the pairwise ones;
+#                                    writes just the "Reductions and gradients" section of
+#                                    docs/PERFORMANCE.md (perf_table.py --reductions-into), the rest of
+#                                    the page is kept
+#   scripts/bench.sh --pairwise-only
+#                                    only the pairwise squared distances (issue 23): the C++
+#                                    reduce/pairwise/ cases, then bench/python/bench_pairwise.py (SciPy's
+#                                    cdist, NumPy's GEMM expansion) in build-bench/venv-python; writes
+#                                    just the "Pairwise squared distances" section of the page
+#                                    (perf_table.py --pairwise-into), the rest is kept
 #   scripts/bench.sh --python        also builds the NumPy binding and runs the Python peers
-#                                    (bench/python/bench_reductions.py: NumPy, PyTorch, SciPy) twice:
-#                                    with Debian's /usr/bin/python3 (python3-torch, python3-scipy) and
+#                                    (bench/python/bench_reductions.py: NumPy, PyTorch) twice:
+#                                    with Debian's /usr/bin/python3 (python3-torch) and
 #                                    in build-bench/venv-python, NumPy's OpenBLAS wheel over it
-#                                    (bench/python/requirements.txt); into build-bench/bench-python-*.json
-#                                    and the page
+#                                    (bench/python/requirements.txt: NumPy, SciPy, threadpoolctl), then
+#                                    bench/python/bench_pairwise.py in the venv alone (Debian's NumPy
+#                                    has the Netlib reference BLAS and Debian's Python no SciPy);
+#                                    into build-bench/bench-python-*.json and the page
 #   scripts/bench.sh --peers         the whole speed comparison in one command: the C++ run above
 #                                    three times over (each case's median of three), then
 #                                    scripts/peer_speed.sh (NumPy, PyTorch, ONNX Runtime and
@@ -36,6 +45,7 @@ min_rounds=5
 filter=""
 with_python=OFF
 reductions_only=0
+pairwise_only=0
 with_peers=0
 extra=()
 while [[ $# -gt 0 ]]; do
@@ -46,8 +56,9 @@ while [[ $# -gt 0 ]]; do
     --python) with_python=ON; shift ;;
     --peers) with_peers=1; shift ;;
     --reductions-only) reductions_only=1; shift ;;
+    --pairwise-only) pairwise_only=1; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -55,11 +66,22 @@ done
 build_dir=build-bench
 results="$build_dir/bench-results.json"
 output=docs/PERFORMANCE.md
+if [[ "$reductions_only" == 1 && "$pairwise_only" == 1 ]]; then
+  echo "bench.sh: --reductions-only and --pairwise-only do not go together (each writes its own section)" >&2
+  exit 2
+fi
 if [[ "$reductions_only" == 1 ]]; then
   [[ -z "$filter" ]] || { echo "bench.sh: --reductions-only and --filter do not go together" >&2; exit 2; }
   [[ "$with_peers" == 0 ]] || { echo "bench.sh: --peers needs the whole run, not --reductions-only" >&2; exit 2; }
-  filter='^(reduce|grad)/'
+  # Every reduce/ kind but pairwise, named (the benchmark's filter has no negative look-ahead).
+  filter='^(reduce/(all|rows|columns|per_channel)|grad)/'
   results="$build_dir/bench-reductions.json"
+elif [[ "$pairwise_only" == 1 ]]; then
+  [[ -z "$filter" ]] || { echo "bench.sh: --pairwise-only and --filter do not go together" >&2; exit 2; }
+  [[ "$with_peers" == 0 ]] || { echo "bench.sh: --peers needs the whole run, not --pairwise-only" >&2; exit 2; }
+  filter='^reduce/pairwise/'
+  results="$build_dir/bench-pairwise.json"
+  with_python=ON  # the section's peers are Python's (SciPy, NumPy's BLAS)
 elif [[ -n "$filter" ]]; then
   [[ "$with_peers" == 0 ]] || { echo "bench.sh: --peers needs the whole run, not --filter" >&2; exit 2; }
   results="$build_dir/bench-filtered.json"
@@ -86,10 +108,12 @@ command_text="scripts/bench.sh"
 [[ "$mode" == quick ]] && command_text+=" --quick"
 if [[ "$reductions_only" == 1 ]]; then
   command_text+=" --reductions-only"
+elif [[ "$pairwise_only" == 1 ]]; then
+  command_text+=" --pairwise-only"
 elif [[ -n "$filter" ]]; then
   command_text+=" --filter '$filter'"
 fi
-[[ "$with_python" == ON ]] && command_text+=" --python"
+[[ "$with_python" == ON && "$pairwise_only" == 0 ]] && command_text+=" --python"
 git_rev="$(git describe --always --dirty 2>/dev/null || echo unknown)"
 
 bench_args=(
@@ -113,17 +137,26 @@ echo "bench.sh: benchmark run took $((SECONDS - start)) s"
 
 table_args=("$results" --output "$output")
 [[ "$reductions_only" == 1 ]] && table_args=("$results" --reductions-into "$output")
+[[ "$pairwise_only" == 1 ]] && table_args=("$results" --pairwise-into "$output")
 if [[ "$with_python" == ON ]]; then
   venv="$build_dir/venv-python"
   if [[ ! -x "$venv/bin/python" ]]; then
     run /usr/bin/python3 -m venv --system-site-packages "$venv"
   fi
   run "$venv/bin/pip" install --quiet -r bench/python/requirements.txt
-  for interpreter in debian:/usr/bin/python3 wheel:"$venv/bin/python"; do
-    python_results="$build_dir/bench-python-${interpreter%%:*}.json"
-    run env PYTHONPATH="$build_dir/python" "${interpreter#*:}" bench/python/bench_reductions.py --json "$python_results"
-    table_args+=(--python "$python_results")
-  done
+  if [[ "$pairwise_only" == 0 ]]; then
+    for interpreter in debian:/usr/bin/python3 wheel:"$venv/bin/python"; do
+      python_results="$build_dir/bench-python-${interpreter%%:*}.json"
+      run env PYTHONPATH="$build_dir/python" "${interpreter#*:}" bench/python/bench_reductions.py --json "$python_results"
+      table_args+=(--python "$python_results")
+    done
+  fi
+  if [[ "$reductions_only" == 0 ]]; then
+    # The same run as the C++ pairwise rows, right after them.
+    pairwise_results="$build_dir/bench-python-pairwise.json"
+    run env PYTHONPATH="$build_dir/python" "$venv/bin/python" bench/python/bench_pairwise.py --json "$pairwise_results"
+    table_args+=(--pairwise-python "$pairwise_results")
+  fi
 fi
 run /usr/bin/python3 scripts/perf_table.py "${table_args[@]}"
 echo "bench.sh: wrote $output (raw results: $results)"

@@ -2,6 +2,7 @@
 """Turns sqdiff_bench's JSON output into docs/PERFORMANCE.md.
 
 Usage: /usr/bin/python3 scripts/perf_table.py RESULTS.json [--output FILE]
+       (or --reductions-into PAGE / --pairwise-into PAGE: one section of an existing page)
 
 Standard library only. The machine, compiler and run settings come from the
 JSON context that sqdiff_bench records, so the document can be regenerated
@@ -163,6 +164,11 @@ def parse_args():
     parser.add_argument("--reductions-into", metavar="PAGE",
                         help="write only the 'Reductions and gradients' section, into this existing page "
                              "(for a run of the reduce/ and grad/ cases alone)")
+    parser.add_argument("--pairwise-python", metavar="JSON",
+                        help="JSON written by bench/python/bench_pairwise.py --json FILE")
+    parser.add_argument("--pairwise-into", metavar="PAGE",
+                        help="write only the 'Pairwise squared distances' section, into this existing page "
+                             "(for a run of the reduce/pairwise/ cases alone, with --pairwise-python)")
     parser.add_argument("--output", "-o", default="-", help="markdown file to write (default: stdout)")
     return parser.parse_args()
 
@@ -384,6 +390,9 @@ def describe_reduction(row):
     if parts[0] == "grad":
         return f"gradient, same shape, {parts[2]} {parts[3]}", threads
     kind = parts[1]
+    if kind == "pairwise":
+        case = describe_pairwise(row)
+        return f"pairwise (axis 2) {case['dtype']} `{case['a']}` with `{case['b']}`", case["threads"]
     if kind == "all":
         out = "f64" if parts[2] == "f64" else "f32"
         return f"sum over all axes, {parts[2]} {parts[3]} (into {out})", threads
@@ -462,13 +471,7 @@ sum again exactly during the case (its error bound straddled a rounding boundary
   the output once.
 - **Bound of the gradient:** a loop reading a, b and g and writing two outputs (`ga = a + b + g`,
   `gb = a - b + g`), with ordinary or streaming stores, the faster of the two in each round.
-- **Pairwise** is compute-bound (64M terms from 512 KiB of inputs), so it is held to FMA loops
-  measured in the same run (16 independent chains of `acc = acc * x + y`, the CPU's FMA
-  throughput, same threads): *ratio to bound* is the fraction of the f32 FMA peak (one FMA lane per
-  term), and the fraction of the f64 FMA peak is shown beside it, since the kernel chains each
-  term in f64 lanes (which is what makes its bound rigorous). GFLOP/s counts 3 flops per term
-  (subtract, multiply, add); the peaks in GFLOP/s are in the raw output (`peak_GFLOPs_f32`,
-  `peak_GFLOPs_f64`, 2 flops per FMA lane).
+- **Pairwise** squared distances have a section of their own (below).
 - **Eigen** `(a - b).squaredNorm()` on `Map`'d vectors (1 thread), the Tensor module's
   `(a - b).square().sum()` on a 2-thread pool: an f32 sum, not correctly rounded.
 - f16 and bf16 sum into f32 (their own type overflows at 16M terms near 4), f64 into f64.
@@ -480,8 +483,6 @@ PYTHON_NAMES = {
     "sqdiff_t1": "sqdiff, 1 thread",
     "numpy": "NumPy `((a - b)**2).mean()`",
     "torch": "PyTorch `mse_loss`",
-    "numpy_matmul": "NumPy matmul expansion",
-    "scipy_cdist": "SciPy `cdist(x, y, \"sqeuclidean\")`",
 }
 
 
@@ -494,34 +495,20 @@ def python_section(path):
            f"Measured by `bench/python/bench_reductions.py` ({ctx['rounds']} rounds, best of 3 samples per round, "
            f"ratios per round, medians; {ctx['date']}, load {ctx['load1_start']:.1f} to {ctx['load1_end']:.1f}): "
            f"Python {ctx['python']}, NumPy {ctx['numpy']} with {ctx.get('blas', 'an unrecorded BLAS')}, PyTorch {ctx['torch']} "
-           f"({ctx.get('torch_threads')} thread{'' if ctx.get('torch_threads') == 1 else 's'}), SciPy {ctx['scipy']}. *Peer / sqdiff* is the peer's time over "
+           f"({ctx.get('torch_threads')} thread{'' if ctx.get('torch_threads') == 1 else 's'}). *Peer / sqdiff* is the peer's time over "
            "sqdiff's (default threads) in the same round: above 1, sqdiff is faster. Errors are relative to an f64 "
            "reference.\n"]
     for r in data["results"]:
-        if r["case"] == "mse":
-            out.append(f"MSE of two f32 arrays of {fmt_size(r['n'])} elements:\n")
-            errors = r.get("relative_error", {})
-        else:
-            m, n, k = r["shape"]
-            out.append(f"Squared distances, `[{m},{k}]` with `[{n},{k}]` f32 "
-                       f"(sqdiff: {r['sqdiff_GFLOPs']:.1f} GFLOP/s):\n")
-            errors = r.get("max_relative_error", {})
+        if r["case"] != "mse":
+            continue  # the pairwise case of older runs: now bench_pairwise.py's, in its own section
+        out.append(f"MSE of two f32 arrays of {fmt_size(r['n'])} elements:\n")
+        errors = r.get("relative_error", {})
         lines = ["| contender | time | peer / sqdiff | relative error |", "|---|---|---|---|"]
         for name, t in r["median_s"].items():
             ratio = "1.00" if name == "sqdiff" else f"{r['speedup'][name]:.2f}"
             err = f"{errors[name]:.1e}" if name in errors else "—"
             lines.append(f"| {PYTHON_NAMES.get(name, name)} | {fmt_time(t * 1e9)} | {ratio} | {err} |")
         out.append("\n".join(lines) + "\n")
-        if r["case"] == "pairwise":
-            checks = []
-            if "scipy_cdist" in r["speedup"]:
-                s = r["speedup"]["scipy_cdist"]
-                checks.append(f"sqdiff at least 5x faster than SciPy's cdist: {s:.2f}x, "
-                              + ("**met**" if s >= 5 else "not met"))
-            s = r["speedup"]["numpy_matmul"]
-            checks.append(f"sqdiff within 2x of NumPy's matmul expansion: sqdiff takes {1 / s:.2f}x its time, "
-                          + ("**met**" if 1 / s <= 2 else "not met"))
-            out.append("Targets (issue 13): " + "; ".join(checks) + ".\n")
     return "\n".join(out)
 
 
@@ -749,7 +736,8 @@ REDUCE_HEADING = "## Reductions and gradients\n"
 def reductions_section(ctx, rows, python_paths, separate_run):
     """The "Reductions and gradients" section, or "" without such rows. A
     section written into a page generated from another run names its own."""
-    reductions = sorted((r for r in rows if r["name"].startswith(("reduce/", "grad/"))), key=lambda r: r["name"])
+    reductions = sorted((r for r in rows if r["name"].startswith(("reduce/", "grad/")) and not is_pairwise(r)),
+                        key=lambda r: r["name"])
     if not reductions and not python_paths:
         return ""
     out = [REDUCE_HEADING]
@@ -770,14 +758,254 @@ def reductions_section(ctx, rows, python_paths, separate_run):
     return "\n".join(out)
 
 
-def replace_section(page, section):
-    """`page` with its reductions section replaced by `section` (inserted
+# ---- pairwise squared distances (issue 23, item 2) ----------------------------
+
+PAIRWISE_HEADING = "## Pairwise squared distances\n"
+
+# (title, what it covers, kind). kind "fma": the C++ rows, r_fma_f64 >= value; "cdist" and
+# "expansion": bench_pairwise.py's ratios, peer time / sqdiff time (>= value, > value).
+PAIRWISE_FMA_TARGET = ("At least 0.25 of the f64 FMA peak at K >= 64 (f32 and f64, 1 and 2 threads)", 64, 0.25)
+PAIRWISE_CDIST_TARGET = ("At least 5x faster than SciPy's `cdist(x, y, \"sqeuclidean\")` (every K and dtype; "
+                         "sqdiff on 1 and on 2 threads, cdist on its one)", 5.0)
+PAIRWISE_EXPANSION_TARGET = ("Faster than NumPy's GEMM expansion at K <= 64 (same threads for sqdiff and the BLAS)",
+                             64)
+
+PAIRWISE_METHOD = """\
+`[M,1,K]` with `[1,N,K]` summed over K (`sum_squared_difference(x[:, None], y[None], axis=-1)` in
+Python), M = N = 1024, every output correctly rounded to the input dtype.
+
+- **C++ rows** (`bench/reduce_cases.cpp`), measured as every case is (interleaved rounds, best of
+  three samples per round, medians of per-round ratios; see Method). The work is compute-bound
+  (M x N x K terms from (M + N) x K inputs), so it is held to FMA loops measured in the same rounds
+  (16 independent chains of `acc = acc * x + y`, the CPU's FMA throughput, same threads), scaled to
+  one FMA lane per term: *f64 FMA peak* is that loop's time in f64 lanes over sqdiff's (the target's
+  measure: the kernel sums each term in f64 lanes, which is what keeps its error bound rigorous), *f32
+  FMA peak* the same in f32 lanes. GFLOP/s counts 3 flops per term (subtract, multiply, add); *per
+  output* and *per term* are sqdiff's time divided by M x N and by M x N x K (on 2 threads: wall time,
+  not per thread). *Exact path*: the share of outputs whose error bound straddled a rounding boundary
+  and were summed again exactly.
+- **Python rows** (`bench/python/bench_pairwise.py`, in a venv of Debian's Python with NumPy's wheel,
+  SciPy and threadpoolctl pinned in `bench/python/requirements.txt`): sqdiff's call against SciPy's
+  `cdist(x, y, "sqeuclidean")` (one thread: its C loop has none; float64 output, float32 inputs are
+  converted first) and the GEMM expansion `(x*x).sum(1)[:, None] + (y*y).sum(1)[None] - 2 * x @ y.T`
+  in the input dtype, whose GEMM runs on the wheel's OpenBLAS with 1 or 2 threads, set with
+  threadpoolctl before each sample (the element-wise parts are NumPy's, one thread). Contenders take
+  turns in shuffled order, three samples of at least 20 ms per round each (one untimed call before
+  each sample, so that pools are awake; after it the harness waits until no other thread of the
+  process runs, since OpenBLAS's and sqdiff's workers spin for a while after a call); ratios are taken
+  within a round, medians over rounds. *Peer / sqdiff*: above 1, sqdiff is faster. *sqdiff t1 /
+  itself*: the 1-thread call timed a second time in the same rounds, over the first: how far two
+  equal contenders differ in that case (the noise band, as `r_self` above).
+- **Accuracy** (the same script; the expansion with 1 and with 2 BLAS threads, whose GEMMs round
+  differently, and the worse of the two shown): inputs with close points, *near duplicates* (x standard normal,
+  y = x + sqrt(eps) x standard normal noise, rounded to the dtype) and *clustered* (x and y within 0.01
+  of 16 centres drawn from [-10, 10]^K). Each method's outputs are checked against the exact value
+  (integer arithmetic on the inputs' exact values, no rounding) on a fixed-seed sample of 2000
+  outputs, the 1000 closest pairs and 1000 others: the largest relative error in the sample, and the
+  count of negative outputs among all M x N. sqdiff's outputs must all be the exact value correctly
+  rounded (0 ulp); the script fails otherwise.
+- **Raw results:** `build-bench/bench-pairwise.json` (`--pairwise-only`; a full run's
+  `bench-results.json`) and `build-bench/bench-python-pairwise.json` (medians, ratios, and the
+  accuracy of each method and BLAS thread count).
+"""
+
+
+def is_pairwise(row):
+    return row["name"].startswith("reduce/pairwise/")
+
+
+def describe_pairwise(row):
+    """dtype, shapes, K and threads of a reduce/pairwise/DTYPE/AxBxK-CxDxK/tT row (rows of runs
+    before issue 23 have no dtype: f32)."""
+    parts = row["name"].split("/")
+    dtype = parts[2] if len(parts) == 5 else "f32"
+    a, b = parts[-2].split("-", 1)
+    show = lambda s: "[" + s.replace("x", ",") + "]"  # noqa: E731
+    k = int(row.get("k") or a.split("x")[-1])
+    return {"dtype": dtype, "a": show(a), "b": show(b), "k": k, "threads": threads_text(row, parts[-1])}
+
+
+def pairwise_sort_key(row):
+    case = describe_pairwise(row)
+    return ({"f32": 0, "f64": 1}.get(case["dtype"], 2), case["k"], case["threads"])
+
+
+def verdict(passed, total):
+    if total == 0:
+        return "not run"
+    return "**yes**" if passed == total else f"no ({passed} of {total})"
+
+
+def pairwise_targets(rows, python):
+    title, least_k, value = PAIRWISE_FMA_TARGET
+    covered = [r for r in rows if "error" not in r and describe_pairwise(r)["k"] >= least_k]
+    figures = []
+    for r in covered:
+        case = describe_pairwise(r)
+        r64 = r.get("r_fma_f64")
+        figures.append(f"{case['dtype']} K={case['k']} t{case['threads']}: "
+                       f"{fmt_ratio(r64, 2 if r64 is None or r64 >= 0.1 else 4)}")
+    passed = sum(1 for r in covered if (r.get("r_fma_f64") or 0) >= value)
+    fma_verdict = verdict(passed, len(covered))
+    above = sum(1 for r in covered if (r.get("r_fma_f64") or 0) > SUSPECT_RATIO)
+    if above:  # faster than the f64 FMA loop: noise, not a figure to claim
+        fma_verdict += f", {above} above {SUSPECT_RATIO} of the peak (noise)"
+    lines = ["| target | figures | met |", "|---|---|---|",
+             f"| {title} | {'; '.join(figures) or 'not run'} | {fma_verdict} |"]
+    timings = python.get("timings", []) if python else []
+    title, least = PAIRWISE_CDIST_TARGET
+    figures, passed, total = [], 0, 0
+    for t in timings:
+        for threads in (1, 2):
+            ratio = t["ratios"].get(f"cdist_t1_over_sqdiff_t{threads}")
+            if ratio is None:
+                continue
+            total += 1
+            passed += ratio >= least
+            figures.append(f"{short_dtype(t['dtype'])} K={t['k']} t{threads}: {ratio:.2f}x")
+    lines.append(f"| {title} | {'; '.join(figures) or 'not run'} | {verdict(passed, total)} |")
+    title, most_k = PAIRWISE_EXPANSION_TARGET
+    figures, passed, total = [], 0, 0
+    for t in timings:
+        if t["k"] > most_k:
+            continue
+        for threads in (1, 2):
+            ratio = t["ratios"].get(f"expansion_t{threads}_over_sqdiff_t{threads}")
+            if ratio is None:
+                continue
+            total += 1
+            passed += ratio > 1.0
+            figures.append(f"{short_dtype(t['dtype'])} K={t['k']} t{threads}: {ratio:.2f}x")
+    lines.append(f"| {title} | {'; '.join(figures) or 'not run'} | {verdict(passed, total)} |")
+    return "\n".join(lines)
+
+
+def fmt_short(ns):
+    """A time per output or per term: "3.49 ns", "55 ps"."""
+    return f"{ns:.2f} ns" if ns >= 1 else f"{1000 * ns:.0f} ps"
+
+
+def short_dtype(name):
+    return {"float32": "f32", "float64": "f64"}.get(name, name)
+
+
+def pairwise_table(rows):
+    head = ["case", "threads", "time", "per output", "per term", "GFLOP/s", "f64 FMA peak", "f32 FMA peak",
+            "target", "met", "exact path", "load"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    _, least_k, value = PAIRWISE_FMA_TARGET
+    for row in rows:
+        case = describe_pairwise(row)
+        name = f"{case['dtype']} `{case['a']}` with `{case['b']}`"
+        if "error" in row:
+            lines.append(f"| {name} | | error: {row['error']} |" + " |" * (len(head) - 3))
+            continue
+        ns = time_ns(row)
+        outputs = float(row.get("elements") or 0)
+        r64, r32 = row.get("r_fma_f64"), row.get("r_bound")
+        digits = lambda r: 2 if r is None or r >= 0.1 else 4  # noqa: E731  (far below the peak)
+        targeted = case["k"] >= least_k
+        exact = row.get("exact_fraction")
+        load_avg = row.get("load1")
+        busy = load_avg is not None and load_avg > BUSY_LOAD
+        cells = [name, case["threads"], fmt_time(ns),
+                 fmt_short(ns / outputs) if outputs else "—",
+                 fmt_short(ns / (outputs * case["k"])) if outputs else "—",
+                 f"{row['GFLOPs']:.1f}" if row.get("GFLOPs") else "—",
+                 fmt_ratio(r64, digits(r64)), fmt_ratio(r32, digits(r32)),
+                 f"≥ {value:.2f}" if targeted else "—",
+                 met_text(None if not targeted or r64 is None else r64 >= value, {"r_bound": r64}),
+                 f"{100 * exact:.2g}%" if exact is not None else "—",
+                 ("**" + f"{load_avg:.1f}" + "**") if busy else (f"{load_avg:.1f}" if load_avg is not None else "—")]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def pairwise_python_tables(data):
+    ctx = data["context"]
+    blas = "; ".join(f"{b.get('internal_api')} {b.get('version')} ({b.get('architecture')} kernels, "
+                     f"{b.get('threading_layer')})" for b in ctx.get("blas", [])) or "unrecorded"
+    out = [f"Python {ctx['python']}, NumPy {ctx['numpy']} (BLAS: {blas}), SciPy {ctx['scipy']}, threadpoolctl "
+           f"{ctx['threadpoolctl']}; sqdiff {ctx.get('sqdiff_simd_target', '?')}; {ctx['rounds']} rounds per case, "
+           f"{ctx['date']}, load {ctx['load1_start']:.1f} at start, {ctx['load1_end']:.1f} at the end.\n"]
+    head = ["dtype", "K", "sqdiff t1", "sqdiff t2", "cdist (t1)", "expansion t1", "expansion t2",
+            "cdist / sqdiff t1", "cdist / sqdiff t2", "expansion / sqdiff t1", "expansion / sqdiff t2",
+            "sqdiff t1 / itself", "load"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    for t in data.get("timings", []):
+        s, r = t["median_s"], t["ratios"]
+        cells = [short_dtype(t["dtype"]), str(t["k"])]
+        cells += [fmt_time(s[name] * 1e9) for name in ("sqdiff_t1", "sqdiff_t2", "cdist", "expansion_t1",
+                                                       "expansion_t2")]
+        cells += [f"{r[name]:.2f}x" for name in ("cdist_t1_over_sqdiff_t1", "cdist_t1_over_sqdiff_t2",
+                                                 "expansion_t1_over_sqdiff_t1", "expansion_t2_over_sqdiff_t2")]
+        self_ratio = r.get("self_t1_over_sqdiff_t1")
+        cells.append(f"{self_ratio:.2f}" if self_ratio is not None else "—")
+        cells.append(f"{t['load1_start']:.1f}")
+        lines.append("| " + " | ".join(cells) + " |")
+    out.append("\n".join(lines) + "\n")
+    accuracy = data.get("accuracy", [])
+    if accuracy:
+        out.append("Accuracy on close points: the largest relative error against the exact value in the "
+                   "sample of 2000 outputs (1000 closest pairs), and the negative outputs among all "
+                   f"{accuracy[0]['m'] * accuracy[0]['n']:,} (a squared distance is never negative). sqdiff's "
+                   "outputs in the sample against the exact value rounded once to the output dtype: the largest "
+                   "distance in ulps, and how many differ (must be 0 ulp, none: the script fails otherwise).\n")
+        head = ["data", "dtype", "K", "sqdiff: max rel. error", "sqdiff: from the correctly rounded value",
+                "expansion: max rel. error", "negative", "cdist: max rel. error", "negative"]
+        lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+        for a in accuracy:
+            m = a["methods"]
+            lines.append("| " + " | ".join([
+                a["dataset"].replace("_", " "), short_dtype(a["dtype"]), str(a["k"]),
+                f"{m['sqdiff']['max_relative_error']:.1e}",
+                f"{m['sqdiff']['max_ulps']:g} ulp ({m['sqdiff']['not_correctly_rounded']} of {a['sample']} off)",
+                f"{m['expansion']['max_relative_error']:.1e}", f"{m['expansion']['negative_outputs']:,}",
+                f"{m['cdist']['max_relative_error']:.1e}", f"{m['cdist']['negative_outputs']:,}"]) + " |")
+        out.append("\n".join(lines) + "\n")
+    return "\n".join(out)
+
+
+def pairwise_section(ctx, rows, python_path, separate_run):
+    """The "Pairwise squared distances" section, or "" with neither C++ rows nor Python results."""
+    pairwise = sorted((r for r in rows if is_pairwise(r)), key=pairwise_sort_key)
+    python = None
+    if python_path:
+        with open(python_path, encoding="utf-8") as f:
+            python = json.load(f)
+    if not pairwise and python is None:
+        return ""
+    out = [PAIRWISE_HEADING]
+    if separate_run:
+        load_avg = ctx.get("load_avg")
+        out.append(f"This section comes from a run of its own (`{ctx.get('command', 'sqdiff_bench')}`, "
+                   f"{ctx.get('date', '?')}, {ctx.get('cpu_model', '?')}, {ctx.get('num_cpus', '?')} cores, load at "
+                   f"start {load_avg[0] if load_avg else float('nan'):.1f}, commit {ctx.get('git', '?')}), written into "
+                   "the page by `scripts/perf_table.py --pairwise-into`; the sections above come from the runs "
+                   "they name.\n")
+    out.append(PAIRWISE_METHOD)
+    out.append("Targets (issue 23, item 2), computed from the rows below:\n")
+    out.append(pairwise_targets(pairwise, python) + "\n")
+    if pairwise:
+        out.append("### C++: against the FMA peak\n")
+        out.append(pairwise_table(pairwise) + "\n")
+    out.append("### Python: against SciPy's cdist and NumPy's GEMM expansion\n")
+    if python is None:
+        out.append("Not run in this run (`scripts/bench.sh --python` or `--pairwise-only` runs "
+                   "`bench/python/bench_pairwise.py`).\n")
+    else:
+        out.append(pairwise_python_tables(python))
+    return "\n".join(out)
+
+
+def replace_section(page, section, heading=REDUCE_HEADING):
+    """`page` with its section under `heading` replaced by `section` (inserted
     before "## Method" when it has none)."""
-    start = page.find(REDUCE_HEADING)
+    start = page.find(heading)
     if start < 0:
         start = end = page.index("## Method\n")
     else:
-        following = page.find("\n## ", start + len(REDUCE_HEADING))
+        following = page.find("\n## ", start + len(heading))
         end = len(page) if following < 0 else following + 1
     return page[:start] + section + "\n" + page[end:]
 
@@ -801,11 +1029,22 @@ def main():
     args = parse_args()
     ctx, rows = load(args.results)
     rows.sort(key=sort_key)
+    if args.reductions_into and args.pairwise_into:
+        sys.exit("perf_table.py: --reductions-into and --pairwise-into do not go together")
     if args.reductions_into:
         with open(args.reductions_into, encoding="utf-8") as f:
             page = f.read()
         with open(args.reductions_into, "w", encoding="utf-8") as f:
             f.write(replace_section(page, reductions_section(ctx, rows, args.python, separate_run=True)))
+        return
+    if args.pairwise_into:
+        section = pairwise_section(ctx, rows, args.pairwise_python, separate_run=True)
+        if not section:
+            sys.exit(f"perf_table.py: no pairwise rows in {args.results} and no --pairwise-python")
+        with open(args.pairwise_into, encoding="utf-8") as f:
+            page = f.read()
+        with open(args.pairwise_into, "w", encoding="utf-8") as f:
+            f.write(replace_section(page, section, PAIRWISE_HEADING))
         return
     same = [r for r in rows if r["name"].startswith("same/")]
     bcast = [r for r in rows if r["name"].startswith("bcast/")]
@@ -872,6 +1111,9 @@ def main():
                "Eigen's time over sqdiff's (above 1: sqdiff is faster), *vs XNNPACK* and *vs oneDNN* the same for "
                "those peers (f32 only; — where the peer cannot run the case); *load* is the 1-minute load average when the benchmark finished.\n")
     section = reductions_section(ctx, rows, args.python, separate_run=False)
+    if section:
+        out.append(section)
+    section = pairwise_section(ctx, rows, args.pairwise_python, separate_run=False)
     if section:
         out.append(section)
     out.append(METHOD)

@@ -1,30 +1,27 @@
 #!/usr/bin/python3
-"""sqdiff's reductions from Python against NumPy, PyTorch and SciPy, in one run.
+"""sqdiff's reductions from Python against NumPy and PyTorch, in one run.
 
 Usage (Debian's /usr/bin/python3 with the CMake-built module):
 
     PYTHONPATH=BUILD/python /usr/bin/python3 bench/python/bench_reductions.py [--rounds N] [--json FILE]
 
-Debian's NumPy calls the Netlib reference BLAS, far slower at matmul than the
-OpenBLAS that NumPy's wheels bundle; scripts/bench.sh --python therefore also
-runs this in a venv over Debian's Python with the wheel pinned in
-bench/python/requirements.txt (torch and SciPy still Debian's).
+scripts/bench.sh --python also runs this in a venv over Debian's Python with
+NumPy's wheel pinned in bench/python/requirements.txt (torch still Debian's):
+the NumPy most users have.
 
-Cases (issue 13, "Benchmarks"):
+Case (issue 13, "Benchmarks"):
   mse       MSE of two f32 arrays of 64M elements: sqdiff.mean_squared_difference
             against NumPy's ((a - b)**2).mean() and torch.nn.functional.mse_loss.
-  pairwise  squared distances of [1024, 64] with [1024, 64] (f32):
-            sqdiff.sum_squared_difference(x[:, None, :], y[None, :, :], axis=2) against
-            scipy.spatial.distance.cdist(x, y, "sqeuclidean") (target: sqdiff 5x faster or more)
-            and NumPy's matmul expansion (x*x).sum(1)[:, None] + (y*y).sum(1)[None, :] - 2*x@y.T
-            (inexact; target: sqdiff within 2x of it).
+
+Pairwise squared distances (against SciPy's cdist and NumPy's GEMM expansion)
+are bench_pairwise.py's.
 
 Method, as in bench/ (docs/PERFORMANCE.md): the contenders of a case take turns,
 round after round; in each round each one is sampled three times (a sample is
 a batch of calls lasting at least 20 ms) and keeps its best sample. Ratios are
 taken within a round, then the median over rounds is reported: the shared
-machine drifts by up to 2x over minutes, hardly within a round. Missing peers
-(torch, scipy) are reported as skipped.
+machine drifts by up to 2x over minutes, hardly within a round. A missing
+torch is reported as skipped.
 """
 
 import argparse
@@ -43,12 +40,6 @@ try:
     import torch
 except ImportError:  # reported as skipped
     torch = None
-try:
-    from scipy.spatial.distance import cdist
-    import scipy
-except ImportError:
-    cdist = None
-    scipy = None
 
 SAMPLE_SECONDS = 0.02
 SAMPLES_PER_ROUND = 3
@@ -130,41 +121,8 @@ def mse_case(rounds, n, rng):
     return result
 
 
-def pairwise_case(rounds, m, n, k, rng):
-    x = rng.standard_normal((m, k), dtype=np.float32)
-    y = rng.standard_normal((n, k), dtype=np.float32)
-    x3, y3 = x[:, None, :], y[None, :, :]
-    contenders = [
-        ("sqdiff", lambda: sqdiff.sum_squared_difference(x3, y3, axis=2)),
-        ("sqdiff_t1", lambda: sqdiff.sum_squared_difference(x3, y3, axis=2, threads=1)),
-        ("numpy_matmul", lambda: (x * x).sum(1)[:, None] + (y * y).sum(1)[None, :] - 2 * x @ y.T),
-    ]
-    notes = {"sqdiff": "sum_squared_difference(x[:, None, :], y[None, :, :], axis=2), default threads",
-             "sqdiff_t1": "the same, threads=1",
-             "numpy_matmul": "(x*x).sum(1)[:, None] + (y*y).sum(1)[None, :] - 2*x@y.T, f32 (inexact), BLAS threads"}
-    if cdist is not None:
-        contenders.append(("scipy_cdist", lambda: cdist(x, y, "sqeuclidean")))
-        notes["scipy_cdist"] = f'cdist(x, y, "sqeuclidean"), one thread, f64 output, SciPy {scipy.__version__}'
-    times = measure(contenders, rounds)
-    terms = m * n * k
-    result = {"case": "pairwise", "shape": [m, n, k], "dtype": "float32",
-              "median_s": {k_: statistics.median(v) for k_, v in times.items()}, "notes": notes,
-              "sqdiff_GFLOPs": 3 * terms / statistics.median(times["sqdiff"]) / 1e9}
-    result["speedup"] = {name: ratio(times, name, "sqdiff") for name in times if name != "sqdiff"}
-    # Accuracy against f64 squared distances (each difference exact, 64 squares
-    # rounded in f64: within 1e-14 of the exact values), row blocks at a time.
-    exact = np.concatenate([((x[i:i + 128, None, :].astype(np.float64) - y[None, :, :]) ** 2).sum(axis=2)
-                            for i in range(0, m, 128)])
-    got = {"sqdiff": sqdiff.sum_squared_difference(x3, y3, axis=2).astype(np.float64),
-           "numpy_matmul": ((x * x).sum(1)[:, None] + (y * y).sum(1)[None, :] - 2 * x @ y.T).astype(np.float64)}
-    if cdist is not None:
-        got["scipy_cdist"] = cdist(x, y, "sqeuclidean")
-    result["max_relative_error"] = {key: float(np.max(np.abs(v - exact) / exact)) for key, v in got.items()}
-    return result
-
-
 def blas_library():
-    """The BLAS NumPy's matmul uses (the matmul expansion's speed depends on it)."""
+    """The BLAS NumPy was built with (Debian's: the Netlib reference BLAS; the wheel's: OpenBLAS)."""
     config = getattr(np.__config__, "CONFIG", None)  # NumPy >= 1.26 (meson builds)
     if config is not None:
         blas = config.get("Build Dependencies", {}).get("blas", {})
@@ -181,27 +139,19 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=7, help="rounds per case (default 7)")
     parser.add_argument("--json", help="write the results here too")
-    parser.add_argument("--cases", default="mse,pairwise", help="comma-separated: mse, pairwise")
     args = parser.parse_args()
     rng = np.random.default_rng(13)
     context = {
         "python": sys.version.split()[0], "numpy": np.__version__, "sqdiff_module": sqdiff.__file__,
         "torch": torch.__version__ if torch is not None else "not installed",
-        "scipy": scipy.__version__ if scipy is not None else "not installed",
         "blas": blas_library(), "torch_threads": torch.get_num_threads() if torch is not None else None,
         "cpus": os.cpu_count(), "machine": platform.machine(), "load1_start": os.getloadavg()[0],
         "rounds": args.rounds, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    results = []
-    cases = args.cases.split(",")
-    if "mse" in cases:
-        results.append(mse_case(args.rounds, 64 * 1024 * 1024, rng))
-    if "pairwise" in cases:
-        results.append(pairwise_case(args.rounds, 1024, 1024, 64, rng))
+    results = [mse_case(args.rounds, 64 * 1024 * 1024, rng)]
     context["load1_end"] = os.getloadavg()[0]
 
     print(f"# {context['date']}  numpy {context['numpy']} ({context['blas']}), torch {context['torch']}, "
-          f"scipy {context['scipy']}, "
           f"load {context['load1_start']:.1f} -> {context['load1_end']:.1f}, {args.rounds} rounds")
     for r in results:
         print(f"\n## {r['case']}")
@@ -210,18 +160,8 @@ def main():
         for name, t in r["median_s"].items():
             speed = "1.00" if name == "sqdiff" else f"{r['speedup'][name]:.2f}"
             print(f"| {name} | {fmt_time(t)} | {speed} | {r['notes'].get(name, '')} |")
-        if r["case"] == "mse":
-            print("relative error against an f64 reference MSE: "
-                  + ", ".join(f"{k} {v:.2e}" for k, v in r["relative_error"].items()))
-        else:
-            print(f"sqdiff: {r['sqdiff_GFLOPs']:.1f} GFLOP/s (3 flops per term); max relative error: "
-                  + ", ".join(f"{k} {v:.2e}" for k, v in r["max_relative_error"].items()))
-            if "scipy_cdist" in r["speedup"]:
-                s = r["speedup"]["scipy_cdist"]
-                print(f"target sqdiff >= 5x faster than cdist: {s:.2f}x -> {'met' if s >= 5 else 'NOT met'}")
-            s = r["speedup"]["numpy_matmul"]
-            print(f"target sqdiff within 2x of the matmul expansion: sqdiff takes {1 / s:.2f}x its time -> "
-                  f"{'met' if 1 / s <= 2 else 'NOT met'}")
+        print("relative error against an f64 reference MSE: "
+              + ", ".join(f"{k} {v:.2e}" for k, v in r["relative_error"].items()))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({"context": context, "results": results}, f, indent=1)
