@@ -102,6 +102,8 @@ __all__ = [
     "from_bfloat16_bits",
     "mean_squared_difference",
     "mean_squared_difference_backward",
+    "quantized_squared_difference",
+    "quantized_subtract",
     "simd_target",
     "squared_difference",
     "squared_difference_backward",
@@ -116,6 +118,7 @@ Error.__module__ = "sqdiff"
 
 from . import _promotion, _weak_scalars  # noqa: E402 - needs Error
 from ._compare import CompareReport, compare  # noqa: E402 - needs Error
+from ._quantized import quantized_squared_difference, quantized_subtract  # noqa: E402 - int8/uint8/int16, SPEC 9
 
 # The __future__ import also bound the name `annotations` (a feature object), which
 # dir(sqdiff) would list as public; the feature itself is the compiler's and stays.

@@ -46,6 +46,19 @@ def subtract_backward(
     need_b: bool, threads: Optional[SupportsIndex], dtype: Any,
 ) -> Tuple[Optional[NDArray[Any]], Optional[NDArray[Any]]]: ...
 
+# The quantized ops (SPEC section 9; sqdiff/_quantized.py has the public signatures).
+_QuantParams = Tuple[float, int]
+def quantized_squared_difference(
+    a: Any, b: Any, a_quant: _QuantParams, b_quant: _QuantParams, out_quant: _QuantParams,
+    out: Optional[NDArray[Any]], broadcast: str, broadcast_axis: SupportsIndex, rounding: str,
+    threads: Optional[SupportsIndex],
+) -> NDArray[Any]: ...
+def quantized_subtract(
+    a: Any, b: Any, a_quant: _QuantParams, b_quant: _QuantParams, out_quant: _QuantParams, activation: Optional[str],
+    pot_scale_int16: bool, out: Optional[NDArray[Any]], broadcast: str, broadcast_axis: SupportsIndex, rounding: str,
+    threads: Optional[SupportsIndex],
+) -> NDArray[Any]: ...
+
 # The exact partial sums behind sqdiff.dask (private).
 def partial_sum_words(dtype: Any) -> int: ...
 def partial_sum_squared_difference(

@@ -9,6 +9,9 @@ array or a scalar) and return lazy Dask arrays:
     subtract(a, b)                   a - b, block by block
     sum_squared_difference(a, b)     the sum of (a - b)**2 over axes: partial sums in a tree
     mean_squared_difference(a, b)    that sum divided by the number of terms
+    quantized_squared_difference(a, b, a_quant=..., b_quant=..., out_quant=...)
+    quantized_subtract(a, b, a_quant=..., b_quant=..., out_quant=...)
+                                     int8/uint8/int16 as LiteRT computes them, block by block
 
 They take the eager functions' keywords (less ``out``) and raise their errors
 (shapes, dtypes, axes, modes, threads) when the graph is built, checked on
@@ -635,4 +638,115 @@ array(28.5)
 Traceback (most recent call last):
     ...
 sqdiff.Error: mean_squared_difference: axis 1 is out of range for shape [10] of rank 1 (axes go from -1 to 0)
+"""
+
+
+# --- quantized (int8, uint8, int16; SPEC section 9) -------------------------
+
+__all__ += ["quantized_squared_difference", "quantized_subtract"]
+
+# The eager entries carry neutral quantization parameters so that _operand's
+# refusal of a masked array or a pandas/xarray object (a call with the two
+# operands only) reaches the eager function's message; every other call passes
+# the real ones, which replace these.
+_NEUTRAL_QUANT = {"a_quant": (1.0, 0), "b_quant": (1.0, 0), "out_quant": (1.0, 0)}
+_EAGER["quantized_squared_difference"] = functools.partial(_sqdiff.quantized_squared_difference, **_NEUTRAL_QUANT)
+_EAGER["quantized_subtract"] = functools.partial(_sqdiff.quantized_subtract, **_NEUTRAL_QUANT)
+
+
+def _quantized_block(a, b, *, op, broadcast, broadcast_axis, keywords):
+    """A task: the eager quantized op on one block of each input."""
+    return _EAGER[op](a, b, broadcast=broadcast, broadcast_axis=broadcast_axis, **keywords)
+
+
+def _quantized(op, a, b, broadcast, broadcast_axis, keywords):
+    # No promotion: the eager functions take the three tensors in one quantized type only.
+    a, b = _operand(op, "a", a), _operand(op, "b", b)
+    one = _check_on_ones(op, a, b, broadcast, broadcast_axis, **keywords)
+    shape = _check_shapes(op, a, b, broadcast, broadcast_axis)
+    rank = len(shape)
+    return _da.blockwise(
+        _quantized_block, tuple(range(rank)), *_blockwise_inputs(a, b, broadcast, broadcast_axis, rank),
+        op=op, broadcast=broadcast, broadcast_axis=_block_alignment(a, b, broadcast, broadcast_axis),
+        keywords=keywords, token=f"sqdiff-{op}", align_arrays=True, meta=_np.empty((0,) * rank, dtype=one.dtype))
+
+
+def quantized_squared_difference(a, b, *, a_quant, b_quant, out_quant, broadcast="numpy", broadcast_axis=-1,
+                                 rounding="double", threads=1):
+    keywords = {"a_quant": a_quant, "b_quant": b_quant, "out_quant": out_quant, "rounding": rounding,
+                "threads": threads}
+    return _quantized("quantized_squared_difference", a, b, broadcast, broadcast_axis, keywords)
+
+
+def quantized_subtract(a, b, *, a_quant, b_quant, out_quant, activation=None, pot_scale_int16=True,
+                       broadcast="numpy", broadcast_axis=-1, rounding="double", threads=1):
+    keywords = {"a_quant": a_quant, "b_quant": b_quant, "out_quant": out_quant, "activation": activation,
+                "pot_scale_int16": pot_scale_int16, "rounding": rounding, "threads": threads}
+    return _quantized("quantized_subtract", a, b, broadcast, broadcast_axis, keywords)
+
+
+_QUANTIZED_PARAMETERS = """\
+Parameters
+----------
+a, b : dask.array.Array, numpy.ndarray or NumPy scalar of int8, uint8 or int16
+    The stored integers, both of one type (nothing is promoted). A NumPy array
+    is split along the other operand's chunks.
+a_quant, b_quant, out_quant, @OPTIONS@broadcast, broadcast_axis, rounding
+    As for the eager function: ``(scale, zero_point)`` tuples and the same
+    keywords (less ``out``).
+threads : int or None, default 1
+    Threads for each block's call (None: the library's default). Dask runs
+    the blocks in parallel.
+
+Returns
+-------
+dask.array.Array
+    Lazy, of the broadcast shape and the inputs' dtype; computed, it is bit
+    for bit the eager function's result (each element depends only on its
+    two inputs and the call's parameters, so the chunking cannot change it).
+
+Raises
+------
+sqdiff.Error, TypeError
+    The eager function's errors (quantization, types, options, shapes), here,
+    when the graph is built.
+"""
+
+quantized_squared_difference.__doc__ = f"""\
+Quantized element-wise ``(a - b)**2`` of Dask arrays, lazily: ``sqdiff.quantized_squared_difference`` on each block.
+
+{_QUANTIZED_PARAMETERS.replace("@OPTIONS@", "")}
+Examples
+--------
+>>> import numpy as np
+>>> import dask.array as da
+>>> import sqdiff.dask
+>>> a = da.from_array(np.int8([[2, 4, 6], [8, 10, 12]]), chunks=(1, 2))
+>>> d = sqdiff.dask.quantized_squared_difference(a, np.int8([14, 18, 22]), a_quant=(0.5, 0),
+...                                              b_quant=(0.25, 10), out_quant=(0.125, -128))
+>>> d.compute()
+array([[-128, -128, -128],
+       [ -56,  -56,  -56]], dtype=int8)
+"""
+
+quantized_subtract.__doc__ = f"""\
+Quantized element-wise ``a - b`` of Dask arrays, lazily: ``sqdiff.quantized_subtract`` on each block.
+
+{_QUANTIZED_PARAMETERS.replace("@OPTIONS@", "activation, pot_scale_int16, ")}
+Examples
+--------
+>>> import numpy as np
+>>> import dask.array as da
+>>> import sqdiff.dask
+>>> a = da.from_array(np.uint8([10, 20, 30, 40]), chunks=3)
+>>> sqdiff.dask.quantized_subtract(a, np.uint8([25]), a_quant=(0.1, 20), b_quant=(0.05, 5),
+...                                out_quant=(0.1, 128), activation="relu").compute()
+array([128, 128, 128, 138], dtype=uint8)
+
+Errors come when the graph is built:
+
+>>> sqdiff.dask.quantized_subtract(a, a, a_quant=(0.1, 20), b_quant=(0.1, 20), out_quant=(0.1, 300))
+Traceback (most recent call last):
+    ...
+sqdiff.Error: quantized_subtract: the zero point of out is 300, outside the range [0, 255] of u8
 """

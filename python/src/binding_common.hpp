@@ -107,5 +107,7 @@ sqdiff::Shape output_shape(std::string_view op, const Input& a, const Input& b, 
 
 // Adds the reductions, gradients and partial-sum helpers to the module.
 void define_reductions(py::module_& module);
+// Adds quantized_squared_difference and quantized_subtract (quantized_bindings.cpp).
+void define_quantized(py::module_& module);
 
 }  // namespace sqdiff_python

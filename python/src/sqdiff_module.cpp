@@ -691,5 +691,6 @@ PYBIND11_MODULE(_sqdiff, m) {
       },
       "See sqdiff.compiled_simd_targets.");
   define_reductions(m);
+  define_quantized(m);
   define_compare(m);
 }
