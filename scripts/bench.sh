@@ -19,6 +19,12 @@
 #                                    cdist, NumPy's GEMM expansion) in build-bench/venv-python; writes
 #                                    just the "Pairwise squared distances" section of the page
 #                                    (perf_table.py --pairwise-into), the rest is kept
+#   scripts/bench.sh --partials-only
+#                                    only the partial sums behind sqdiff.dask and `sqdiff compare`
+#                                    (issue 23, item 1): builds the program and the NumPy binding in
+#                                    build-bench/ and runs bench/python/bench_partials.py with Debian's
+#                                    /usr/bin/python3 and Dask (python3-dask), which writes just its
+#                                    section of docs/PERFORMANCE.md ("Partial sums: ..."), the rest kept
 #   scripts/bench.sh --python        also builds the NumPy binding and runs the Python peers
 #                                    (bench/python/bench_reductions.py: NumPy, PyTorch) twice:
 #                                    with Debian's /usr/bin/python3 (python3-torch) and
@@ -46,6 +52,7 @@ filter=""
 with_python=OFF
 reductions_only=0
 pairwise_only=0
+partials_only=0
 with_peers=0
 extra=()
 while [[ $# -gt 0 ]]; do
@@ -57,8 +64,9 @@ while [[ $# -gt 0 ]]; do
     --peers) with_peers=1; shift ;;
     --reductions-only) reductions_only=1; shift ;;
     --pairwise-only) pairwise_only=1; shift ;;
+    --partials-only) partials_only=1; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -66,6 +74,7 @@ done
 build_dir=build-bench
 results="$build_dir/bench-results.json"
 output=docs/PERFORMANCE.md
+
 if [[ "$reductions_only" == 1 && "$pairwise_only" == 1 ]]; then
   echo "bench.sh: --reductions-only and --pairwise-only do not go together (each writes its own section)" >&2
   exit 2
@@ -96,6 +105,20 @@ run() {
 generator=()
 if [[ ! -f "$build_dir/CMakeCache.txt" ]] && command -v ninja >/dev/null 2>&1; then
   generator=(-G Ninja)
+fi
+
+if [[ "$partials_only" == 1 ]]; then
+  if [[ "$reductions_only" == 1 || "$pairwise_only" == 1 || "$with_peers" == 1 || -n "$filter" ]]; then
+    echo "bench.sh: --partials-only goes alone (it writes its own section)" >&2
+    exit 2
+  fi
+  run cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DSQDIFF_BUILD_BENCH=ON \
+    -DSQDIFF_BUILD_TESTS=OFF -DSQDIFF_BUILD_EXAMPLES=OFF -DSQDIFF_BUILD_TOOLS=ON -DSQDIFF_BUILD_PYTHON=ON
+  run cmake --build "$build_dir" --parallel 2 --target sqdiff_cli sqdiff_python
+  run env PYTHONPATH="$build_dir/python" /usr/bin/python3 bench/python/bench_partials.py \
+    --sqdiff "$build_dir/tools/sqdiff" --json "$build_dir/bench-partials.json" --into "$output" \
+    --command "scripts/bench.sh --partials-only"
+  exit 0
 fi
 # Only the library and the benchmark: tests, examples, tools and the Python
 # binding are built elsewhere.
