@@ -9,15 +9,21 @@ import json
 import math
 import os
 import subprocess
+import sysconfig
 
 import numpy as np
 import pytest
 
 import sqdiff
 
-# The build tree's program beside the module: <build>/python/sqdiff/_sqdiff*.so -> <build>/tools/sqdiff.
-PROGRAM = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(sqdiff._sqdiff.__file__)))),
-                       "tools", "sqdiff")
+# The program that came with this module: the build tree's beside it (<build>/python/sqdiff/_sqdiff*.so ->
+# <build>/tools/sqdiff), or the one pip installed with the wheel (the environment's scripts directory).
+_CANDIDATES = [
+    os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(sqdiff._sqdiff.__file__)))),
+                 "tools", "sqdiff"),
+    os.path.join(sysconfig.get_path("scripts"), "sqdiff"),
+]
+PROGRAM = next((p for p in _CANDIDATES if os.access(p, os.X_OK)), _CANDIDATES[0])
 needs_program = pytest.mark.skipif(not os.access(PROGRAM, os.X_OK), reason="the sqdiff program is not built")
 
 
