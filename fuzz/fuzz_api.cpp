@@ -6,13 +6,18 @@
 // dense copies, one thread, exact path only: what a layout, the thread count
 // or the fast paths could change; and, for calls of at most kMaxOracleTerms
 // terms, that exact path against the GMP oracle of tests/reduce/gmp_oracle.hpp,
-// which shares no code with it).
+// which shares no code with it); and the quantized ops
+// quantized_squared_difference / quantized_subtract (SPEC section 9), checked
+// against the integer oracle of tests/quantized/quantized_oracle.hpp, which
+// calls no library code, and against the library on dense copies, one thread.
 //
 // The input decides the op, the dtypes, the broadcast mode and axis, small
 // shapes, each view's strides (dense, permuted, gapped, reversed, 0, arbitrary,
 // or an output exactly aliasing an input or the other gradient), which
 // gradients are asked for, and each view's offset inside one arena, so views
-// overlap freely; then the threads, the arena's alignment and its bytes.
+// overlap freely; then the threads, the arena's alignment and its bytes; for
+// the quantized ops also each tensor's scale and zero point (invalid ones
+// included), the activation, the rounding and pot_scale_int16.
 // Every arena granule outside the views' extents is poisoned for ASan, so a
 // read or write beyond a view stops the run.
 //
@@ -22,7 +27,8 @@
 //   (computed from the snapshot: any overlap gives the as-if-copied result);
 //   a NaN result may be any NaN;
 // - an invalid call (types, shapes, axes, a strides list of the wrong length, a
-//   self-overlapping output, grad_a and grad_b sharing memory, threads < 0)
+//   self-overlapping output, grad_a and grad_b sharing memory, threads < 0,
+//   quantization parameters SPEC 9 refuses)
 //   throws sqdiff::Error and leaves the arena untouched; nothing else is ever
 //   thrown;
 // - the same call again (the per-thread plan memo replays it) with another
@@ -50,6 +56,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <new>
 #include <optional>
 #include <random>
@@ -59,6 +66,7 @@
 
 #include "fuzz_check.hpp"
 #include "oracle.hpp"
+#include "quantized/quantized_oracle.hpp"
 #include "reduce/fast_squares.hpp"
 #include "reduce/gmp_oracle.hpp"
 #include "sqdiff/bounded_partial_sums.hpp"
@@ -66,6 +74,7 @@
 #include "sqdiff/gradients.hpp"
 #include "sqdiff/ops.hpp"
 #include "sqdiff/partial_sums.hpp"
+#include "sqdiff/quantized.hpp"
 #include "sqdiff/reduce.hpp"
 
 namespace {
@@ -77,6 +86,7 @@ using sqdiff_fuzz::check;
 using sqdiff_fuzz::fail;
 namespace oracle = sqdiff_test::oracle;
 namespace gmp = sqdiff_test::gmp;
+namespace qo = sqdiff_test::quantized_oracle;
 
 // Keeps one input in milliseconds under ASan (the exact reference path costs
 // a few hundred ns per term there).
@@ -86,7 +96,7 @@ constexpr int64_t kMaxElements = int64_t{1} << 16;
 constexpr int64_t kMaxOracleTerms = int64_t{1} << 10;
 
 // The values 0-5 are the op byte modulo 6, as the committed seeds were made;
-// mean_squared_difference_backward came later (decode_op).
+// mean_squared_difference_backward and the quantized ops came later (decode_op).
 enum class Op {
   subtract,
   squared_difference,
@@ -94,7 +104,9 @@ enum class Op {
   mean,
   squared_difference_backward,
   subtract_backward,
-  mean_squared_difference_backward
+  mean_squared_difference_backward,
+  quantized_squared_difference,
+  quantized_subtract
 };
 
 const char* op_name(Op op) {
@@ -106,6 +118,8 @@ const char* op_name(Op op) {
     case Op::squared_difference_backward: return "squared_difference_backward";
     case Op::subtract_backward: return "subtract_backward";
     case Op::mean_squared_difference_backward: return "mean_squared_difference_backward";
+    case Op::quantized_squared_difference: return "quantized_squared_difference";
+    case Op::quantized_subtract: return "quantized_subtract";
   }
   return "?";
 }
@@ -115,6 +129,7 @@ bool is_gradient(Op op) {
   return op == Op::squared_difference_backward || op == Op::subtract_backward ||
          op == Op::mean_squared_difference_backward;
 }
+bool is_quantized(Op op) { return op == Op::quantized_squared_difference || op == Op::quantized_subtract; }
 // The gradients that read the inputs a and b (subtract_backward has only
 // grad_out), and those given a grad_out (the mean's is implicit: ones, the
 // sum divided by the broadcast shape's count).
@@ -251,6 +266,13 @@ struct Call {
   int threads = 1;
   std::size_t arena_size = 8;
   std::size_t arena_shift = 0;  // bytes past a 64-byte boundary
+  // The quantized ops only: each tensor's parameters and the options other
+  // than broadcast and threads; the enums as raw values, so that values
+  // outside them (an error) can be passed too.
+  sqdiff::QuantParams qa, qb, qout;
+  uint8_t activation = 0;  // sqdiff::Activation
+  uint8_t rounding = 0;    // sqdiff::Requantize
+  bool pot_scale_int16 = true;
 
   // The views passed to the library, inputs first (of a Call or a const Call).
   template <class Self>
@@ -292,7 +314,28 @@ struct Call {
     if (is_reduction(op)) {
       text += " axes " + (axes ? shape_text(*axes) : std::string("all")) + (keepdims ? " keepdims" : "");
     }
+    if (is_quantized(op)) {
+      const auto params_text = [](const char* name, sqdiff::QuantParams q) {
+        char buffer[96];
+        std::snprintf(buffer, sizeof buffer, " %s (scale %.9g = %a, zero point %d)", name,
+                      static_cast<double>(q.scale), static_cast<double>(q.scale), static_cast<int>(q.zero_point));
+        return std::string(buffer);
+      };
+      text += params_text("qa", qa) + params_text("qb", qb) + params_text("qout", qout) + " activation " +
+              std::to_string(activation) + " rounding " + std::to_string(rounding) +
+              (pot_scale_int16 ? " pot_scale_int16" : " no pot_scale_int16");
+    }
     return text + " threads " + std::to_string(threads);
+  }
+
+  sqdiff::QuantizedOptions quantized_options(int thread_count) const {
+    sqdiff::QuantizedOptions options;
+    options.broadcast = mode;
+    options.activation = static_cast<sqdiff::Activation>(activation);
+    options.rounding = static_cast<sqdiff::Requantize>(rounding);
+    options.pot_scale_int16 = pot_scale_int16;
+    options.threads = thread_count;
+    return options;
   }
 };
 
@@ -317,6 +360,12 @@ std::optional<std::string> run(const Call& c, unsigned char* base, int threads) 
       case Op::subtract_backward: sqdiff::subtract_backward(g, grad_a_arg, grad_b_arg, {c.mode, threads}); break;
       case Op::mean_squared_difference_backward:
         sqdiff::mean_squared_difference_backward(a, b, grad_a_arg, grad_b_arg, {c.mode, threads});
+        break;
+      case Op::quantized_squared_difference:
+        sqdiff::quantized_squared_difference(a, c.qa, b, c.qb, out, c.qout, c.quantized_options(threads));
+        break;
+      case Op::quantized_subtract:
+        sqdiff::quantized_subtract(a, c.qa, b, c.qb, out, c.qout, c.quantized_options(threads));
         break;
     }
   } catch (const sqdiff::Error& e) {
@@ -384,6 +433,13 @@ DType pick_gradient_dtype(FuzzedDataProvider& in) {
   return kFloats[in.ConsumeIntegralInRange<std::size_t>(0, 3)];
 }
 
+// The quantized ops take i8, u8 and i16: mostly one of those, now and then any.
+DType pick_quantized_dtype(FuzzedDataProvider& in) {
+  constexpr DType kQuantized[] = {DType::i8, DType::u8, DType::i16};
+  if (in.ConsumeIntegralInRange<int>(0, 15) == 0) return pick_dtype(in);
+  return kQuantized[in.ConsumeIntegralInRange<std::size_t>(0, 2)];
+}
+
 // SPEC_DECISIONS 7's table: the output types a reduction of `in` allows.
 std::vector<DType> reduction_outputs(DType in, Op op) {
   switch (in) {
@@ -400,15 +456,116 @@ std::vector<DType> reduction_outputs(DType in, Op op) {
 
 // The op, from one byte v. The committed seeds were made when v % 6 was the
 // op (ConsumeIntegralInRange(0, 5) reads one byte the same way), and it still
-// is, except that squared_difference_backward's values with an odd v / 6 now
-// pick mean_squared_difference_backward, its sibling (the same terms with an
-// implicit grad_out), and no committed seed has one of those: every seed
-// keeps its call. Each of the two gets 1/12 of the inputs.
+// is, except that
+// - squared_difference_backward's values with an odd v / 6 pick
+//   mean_squared_difference_backward, its sibling (the same terms with an
+//   implicit grad_out): 1/12 of the inputs each;
+// - squared_difference's values with an even v / 6 pick the quantized ops
+//   (v / 12 even: quantized_squared_difference, odd: quantized_subtract),
+//   which share its element-wise validation, plan and walk: 1/12 of the
+//   inputs for squared_difference, 1/24 for each quantized op;
+// and no committed seed of squared_difference_backward or squared_difference
+// had one of those values: every seed keeps its call.
 Op decode_op(FuzzedDataProvider& in) {
   const auto v = in.ConsumeIntegral<uint8_t>();
   const auto op = static_cast<Op>(v % 6);
   if (op == Op::squared_difference_backward && (v / 6) % 2 == 1) return Op::mean_squared_difference_backward;
+  if (op == Op::squared_difference && (v / 6) % 2 == 0) {
+    return (v / 12) % 2 == 0 ? Op::quantized_squared_difference : Op::quantized_subtract;
+  }
   return op;
+}
+
+// A scale: 2^(base_exponent + a small step) times a mantissa that is often 1
+// (a power of two: int16 subtract's Sub16 path), a hair off 1 (around
+// CheckedLog2's tolerance of 1e-3 in log2), or random; now and then far from
+// the base (output multipliers far above 1, or below 2^-31), extreme
+// (subnormal, FLT_MAX) or not a positive finite float (an error). (Inputs
+// that run out of bytes read 0s: the ordinary cases come first.)
+float pick_scale(FuzzedDataProvider& in, int base_exponent) {
+  const int kind = in.ConsumeIntegralInRange<int>(0, 31);
+  const float inf = std::numeric_limits<float>::infinity();
+  switch (kind) {
+    case 26: return in.ConsumeBool() ? 0.0f : -0.0f;
+    case 27: return -std::ldexp(1.0f + static_cast<float>(in.ConsumeIntegralInRange<int>(0, 7)) / 8, base_exponent);
+    case 28: return in.ConsumeBool() ? inf : -inf;
+    case 29: return std::numeric_limits<float>::quiet_NaN();
+    case 30: return std::ldexp(1.0f, in.ConsumeIntegralInRange<int>(-149, -126));  // subnormal, or FLT_MIN
+    case 31: return std::numeric_limits<float>::max();
+    default: break;
+  }
+  const int exponent = base_exponent + (kind < 23 ? in.ConsumeIntegralInRange<int>(-3, 3)
+                                                  : in.ConsumeIntegralInRange<int>(-60, 60));
+  float mantissa = 1.0f;
+  switch (in.ConsumeIntegralInRange<int>(0, 3)) {
+    case 2:  // 1 + k 2^-14: log2 about k 8.8e-5, so |k| <= 11 passes CheckedLog2
+      mantissa += std::ldexp(static_cast<float>(in.ConsumeIntegralInRange<int>(-16, 16)), -14);
+      break;
+    case 3: mantissa += std::ldexp(static_cast<float>(in.ConsumeIntegralInRange<uint32_t>(0, (1u << 23) - 1)), -23); break;
+    default: break;
+  }
+  return std::ldexp(mantissa, exponent);  // may overflow to inf or underflow to 0 (errors)
+}
+
+// A zero point: mostly inside the type (its ends often), 0 for int16; now
+// and then outside the type, or non-zero for int16 (errors).
+int32_t pick_zero_point(FuzzedDataProvider& in, DType dtype) {
+  const qo::TypeLimits type = qo::limits(dtype);
+  const int kind = in.ConsumeIntegralInRange<int>(0, 15);
+  if (kind == 15) {
+    switch (in.ConsumeIntegralInRange<int>(0, 4)) {
+      case 0: return static_cast<int32_t>(type.min - 1);
+      case 1: return static_cast<int32_t>(type.max + 1);
+      case 2: return std::numeric_limits<int32_t>::min();
+      case 3: return std::numeric_limits<int32_t>::max();
+      default: return in.ConsumeIntegral<int32_t>();
+    }
+  }
+  if (kind == 14) return static_cast<int32_t>(in.ConsumeIntegralInRange<int64_t>(type.min, type.max));
+  if (dtype == DType::i16) return 0;
+  if (kind == 13) return static_cast<int32_t>(type.min);
+  if (kind == 12) return static_cast<int32_t>(type.max);
+  return static_cast<int32_t>(in.ConsumeIntegralInRange<int64_t>(type.min, type.max));
+}
+
+// The quantized ops' parameters: scales around one base exponent (equal
+// input scales at times: multipliers of exactly 1/2), at times an output
+// scale at the output multiplier's boundary of 1 (subtract refuses 1 or
+// more; squared_difference computes it as TFLite-Micro does), zero points,
+// the activation (squared_difference has none: an error), the rounding, and
+// pot_scale_int16; enum values outside the enums now and then (errors).
+void decode_quantization(FuzzedDataProvider& in, Call& c) {
+  const DType dtype = c.a.dtype;
+  const int base = in.ConsumeIntegralInRange<int>(0, 7) == 7 ? in.ConsumeIntegralInRange<int>(-149, 127)
+                                                             : in.ConsumeIntegralInRange<int>(-16, 4);
+  c.qa.scale = pick_scale(in, base);
+  c.qb.scale = in.ConsumeIntegralInRange<int>(0, 3) == 3 ? c.qa.scale : pick_scale(in, base);
+  c.qout.scale = pick_scale(in, base);
+  if (in.ConsumeIntegralInRange<int>(0, 7) == 7) {
+    // s = 2 max(s_a, s_b); the output multiplier is s / (2^left s_out) for
+    // subtract, s^2 / (2^(2 left) s_out) for squared_difference: near 1 here.
+    const double s = 2.0 * std::max<double>(c.qa.scale, c.qb.scale);
+    const bool subtract = c.op == Op::quantized_subtract;
+    const int left = subtract ? (dtype == DType::i16 ? 15 : 20) : (dtype == DType::i16 ? 0 : 7);
+    const double at_one = subtract ? std::ldexp(s, -left) : std::ldexp(s * s, -2 * left);
+    constexpr double kFactors[] = {1.0, 1.0 + 1e-7, 1.0 - 1e-7, 0.75, 1.5, 1.0 + 1e-9};
+    c.qout.scale = static_cast<float>(at_one * kFactors[in.ConsumeIntegralInRange<std::size_t>(0, 5)]);
+    if (in.ConsumeBool()) c.qout.scale = std::nextafter(c.qout.scale, in.ConsumeBool() ? 0.0f : 1e30f);
+  }
+  c.qa.zero_point = pick_zero_point(in, dtype);
+  c.qb.zero_point = pick_zero_point(in, dtype);
+  c.qout.zero_point = pick_zero_point(in, dtype);
+  const int activation = in.ConsumeIntegralInRange<int>(0, 31);
+  if (activation >= 29) {
+    c.activation = static_cast<uint8_t>(4 + in.ConsumeIntegralInRange<int>(0, 251));
+  } else if (c.op == Op::quantized_subtract) {
+    c.activation = static_cast<uint8_t>(activation % 4);
+  } else {
+    c.activation = static_cast<uint8_t>(activation < 26 ? 0 : activation - 25);
+  }
+  const int rounding = in.ConsumeIntegralInRange<int>(0, 31);
+  c.rounding = static_cast<uint8_t>(rounding == 31 ? in.ConsumeIntegralInRange<int>(2, 255) : rounding % 2);
+  c.pot_scale_int16 = in.ConsumeIntegralInRange<int>(0, 3) != 3;
 }
 
 std::optional<Call> decode(FuzzedDataProvider& in) {
@@ -416,7 +573,9 @@ std::optional<Call> decode(FuzzedDataProvider& in) {
   c.op = decode_op(in);
   const bool reduction = is_reduction(c.op);
   const bool gradient = is_gradient(c.op);
-  const DType dtype = gradient ? pick_gradient_dtype(in) : pick_dtype(in);
+  const DType dtype = gradient                ? pick_gradient_dtype(in)
+                      : is_quantized(c.op) ? pick_quantized_dtype(in)
+                                           : pick_dtype(in);
   c.a.dtype = dtype;
   c.b.dtype = in.ConsumeIntegralInRange<int>(0, 31) == 0 ? pick_dtype(in) : dtype;
   c.mode.kind = static_cast<BroadcastKind>(in.ConsumeIntegralInRange<int>(0, 2));
@@ -551,6 +710,7 @@ std::optional<Call> decode(FuzzedDataProvider& in) {
   c.threads = threads == 0 ? -1 : threads % 4;  // 0 is the library's default
   c.arena_size = arena_size;
   c.arena_shift = 8 * in.ConsumeIntegralInRange<std::size_t>(0, 7);
+  if (is_quantized(c.op)) decode_quantization(in, c);
   return c;
 }
 
@@ -678,6 +838,141 @@ std::vector<uint64_t> bits_of(const std::vector<unsigned char>& dense, const Vie
     bits.push_back(oracle::load_bits(dense.data() + k * static_cast<int64_t>(v.item()), v.dtype));
   }
   return bits;
+}
+
+// ---------------------------------------------------------------------------
+// The quantized ops.
+
+// Calls f(a's byte offset, b's byte offset) in the arena for each element of
+// the broadcast shape `full`, row-major: a's dims align with full's last
+// ones, b's from full's dim b_dim on (as oracle::broadcast aligns them), and
+// an input's dim of 1 stays at index 0.
+template <typename F>
+void for_each_broadcast_pair(const View& a, const View& b, const Shape& full, int64_t b_dim, F&& f) {
+  const int64_t n = count_of(full);
+  const Shape as = a.effective_strides(), bs = b.effective_strides();
+  const std::size_t a_dim = full.size() - a.shape.size();
+  const auto a_item = static_cast<int64_t>(a.item()), b_item = static_cast<int64_t>(b.item());
+  std::vector<int64_t> index(full.size(), 0);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t ea = 0, eb = 0;
+    for (std::size_t j = 0; j < a.shape.size(); ++j) {
+      if (a.shape[j] != 1) ea += index[a_dim + j] * as[j];
+    }
+    for (std::size_t j = 0; j < b.shape.size(); ++j) {
+      if (b.shape[j] != 1) eb += index[static_cast<std::size_t>(b_dim) + j] * bs[j];
+    }
+    f(a.start + ea * a_item, b.start + eb * b_item);
+    for (std::size_t i = index.size(); i-- > 0;) {
+      if (++index[i] < full[i]) break;
+      index[i] = 0;
+    }
+  }
+}
+
+// The stored integer of a quantized type at p.
+int64_t stored_integer(const unsigned char* p, DType dtype) {
+  if (dtype == DType::i8) return static_cast<int8_t>(*p);
+  if (dtype == DType::u8) return *p;
+  int16_t v;
+  std::memcpy(&v, p, 2);
+  return v;
+}
+
+uint64_t integer_bits(DType dtype, int64_t v) { return static_cast<uint64_t>(v) & sqdiff_test::values::mask_of(dtype); }
+
+// The library on dense copies of the inputs, one thread, against the oracle:
+// it must refuse exactly the calls the oracle refuses (`valid`: all checks
+// but the threads and the output view's memory, which the dense call cannot
+// get wrong), write
+// nothing then, and otherwise give the oracle's elements (x, y: the stored
+// inputs of each, for the message).
+void check_quantized_dense(const Call& c, const std::vector<unsigned char>& snapshot, bool valid,
+                           const std::vector<uint64_t>& expected, const std::vector<int64_t>& x,
+                           const std::vector<int64_t>& y) {
+  const std::string what = c.describe() + " (dense copies, 1 thread)";
+  const std::vector<unsigned char> a = dense_copy(c.a, snapshot), b = dense_copy(c.b, snapshot);
+  std::vector<unsigned char> out = dense_output(c.out);
+  std::optional<std::string> error;
+  try {
+    const sqdiff::ConstTensorView av{a.data(), c.a.dtype, c.a.shape};
+    const sqdiff::ConstTensorView bv{b.data(), c.b.dtype, c.b.shape};
+    const sqdiff::TensorView ov{out.data(), c.out.dtype, c.out.shape};
+    if (c.op == Op::quantized_subtract) {
+      sqdiff::quantized_subtract(av, c.qa, bv, c.qb, ov, c.qout, c.quantized_options(1));
+    } else {
+      sqdiff::quantized_squared_difference(av, c.qa, bv, c.qb, ov, c.qout, c.quantized_options(1));
+    }
+  } catch (const sqdiff::Error& e) {
+    error = e.what();
+  } catch (const std::exception& e) {
+    fail(what + ": threw something other than sqdiff::Error: " + e.what());
+  }
+  if (valid && error) fail(what + ": a valid call failed: " + *error);
+  if (!valid && !error) fail(what + ": an invalid call succeeded");
+  if (!valid) {
+    check(std::all_of(out.begin(), out.end(), [](unsigned char v) { return v == 0xA5; }),
+          what + ": a refused call wrote its output (" + *error + ")");
+    return;
+  }
+  const std::vector<uint64_t> actual = bits_of(out, c.out);
+  for (std::size_t k = 0; k < expected.size(); ++k) {
+    if (actual[k] != expected[k]) {
+      fail(what + ": element " + std::to_string(k) + " of stored inputs " + std::to_string(x[k]) + " and " +
+           std::to_string(y[k]) + " is " + oracle::hex_bits(c.out.dtype, actual[k]) + ", the oracle's " +
+           oracle::hex_bits(c.out.dtype, expected[k]));
+    }
+  }
+}
+
+// Expected results of the quantized ops: the integer oracle of
+// tests/quantized/quantized_oracle.hpp (no library code) element by element
+// over the broadcast shape, reading the snapshot, so any overlap gives the
+// as-if-copied result; SPEC 9's refusals as the oracle says them, and the
+// float ops' checks of types, shapes, strides and threads. The library on
+// dense copies, one thread, is checked against the same here.
+Expectation quantized_expectation(const Call& c, const std::vector<unsigned char>& snapshot) {
+  Expectation e;
+  if (!c.a.strides_ok() || !c.b.strides_ok() || !c.out.strides_ok()) {  // no dense copy to make
+    e.error = true;
+    return e;
+  }
+  const DType dtype = c.a.dtype;
+  const bool types_ok = (dtype == DType::i8 || dtype == DType::u8 || dtype == DType::i16) && c.b.dtype == dtype &&
+                        c.out.dtype == dtype;
+  const bool enums_ok = c.activation <= static_cast<uint8_t>(sqdiff::Activation::relu_n1_to_1) &&
+                        c.rounding <= static_cast<uint8_t>(sqdiff::Requantize::single_rounding);
+  qo::Config config;
+  config.op = c.op == Op::quantized_subtract ? qo::Op::subtract : qo::Op::squared_difference;
+  config.dtype = dtype;
+  config.qa = c.qa;
+  config.qb = c.qb;
+  config.qout = c.qout;
+  config.activation = static_cast<sqdiff::Activation>(c.activation);
+  config.rounding = static_cast<sqdiff::Requantize>(c.rounding);
+  config.pot_scale_int16 = c.pot_scale_int16;
+  const qo::Prepared prepared = types_ok && enums_ok ? qo::prepare(config) : qo::Prepared{};
+  const bool parameters_ok = types_ok && enums_ok && !prepared.refused;
+  int64_t b_dim = 0;
+  const std::optional<Shape> full = oracle::broadcast(c.a.shape, c.b.shape, c.mode.kind, c.mode.axis, &b_dim);
+  const bool valid = parameters_ok && full && *full == c.out.shape;
+  std::vector<uint64_t> bits;
+  std::vector<int64_t> x, y;
+  if (valid) {
+    for_each_broadcast_pair(c.a, c.b, *full, b_dim, [&](int64_t at_a, int64_t at_b) {
+      x.push_back(stored_integer(&snapshot[static_cast<std::size_t>(at_a)], dtype));
+      y.push_back(stored_integer(&snapshot[static_cast<std::size_t>(at_b)], dtype));
+      bits.push_back(integer_bits(dtype, qo::element(config, prepared, x.back(), y.back())));
+    });
+  }
+  check_quantized_dense(c, snapshot, valid, bits, x, y);
+  e.error = !valid || c.threads < 0;
+  if (!e.error && !strides_nest(c.out)) {
+    e.error = true;
+    e.either = count_of(c.out.shape) == 0;
+  }
+  if (!e.error || e.either) e.results = {bits};
+  return e;
 }
 
 gmp::Input oracle_input(const View& v, const std::vector<unsigned char>& snapshot) {
@@ -1135,9 +1430,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   Arena arena(c.arena_size, c.arena_shift);
   fill(in, arena, c.a.dtype);
   const std::vector<unsigned char> snapshot(arena.data(), arena.data() + arena.size());
-  const Expectation expected = is_reduction(c.op) ? reduction_expectation(c, snapshot)
-                                : is_gradient(c.op) ? gradient_expectation(c, snapshot)
-                                                    : elementwise_expectation(c, snapshot);
+  const Expectation expected = is_reduction(c.op)   ? reduction_expectation(c, snapshot)
+                                : is_gradient(c.op)  ? gradient_expectation(c, snapshot)
+                                : is_quantized(c.op) ? quantized_expectation(c, snapshot)
+                                                     : elementwise_expectation(c, snapshot);
 
   arena.poison_outside(c.views());
   std::optional<std::string> error = run(c, arena.data(), c.threads);
