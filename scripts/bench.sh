@@ -102,6 +102,14 @@ run() {
   "$@"
 }
 
+# One benchmark run at a time on this machine: two runs time each other's load, and each
+# reconfigures build-bench/ (with or without the Python module) under the other.
+exec 9>/tmp/sqdiff-bench.lock
+if ! flock -n 9; then
+  echo "bench.sh: another scripts/bench.sh is running; waiting for it" >&2
+  flock 9
+fi
+
 generator=()
 if [[ ! -f "$build_dir/CMakeCache.txt" ]] && command -v ninja >/dev/null 2>&1; then
   generator=(-G Ninja)
