@@ -40,41 +40,10 @@ import time
 import numpy as np
 
 import sqdiff
+from interleaved_rounds import measure, ratio
 
-SAMPLE_SECONDS = 0.02
-SAMPLES_PER_ROUND = 3
 SECTION_START = "<!-- bench_partials.py: start -->"
 SECTION_END = "<!-- bench_partials.py: end -->"
-
-
-def sample(call, batch):
-    start = time.perf_counter()
-    for _ in range(batch):
-        call()
-    return (time.perf_counter() - start) / batch
-
-
-def measure(contenders, rounds):
-    """contenders: [(name, call)]. Returns {name: [seconds per call, one per round]}."""
-    batches = {}
-    for name, call in contenders:
-        call()  # warm-up: first touch, lazy initialisation, page cache
-        one = min(sample(call, 1) for _ in range(2))
-        batches[name] = max(1, int(SAMPLE_SECONDS / max(one, 1e-9) + 0.999))
-    times = {name: [] for name, _ in contenders}
-    for _ in range(rounds):
-        best = {name: float("inf") for name, _ in contenders}
-        for _ in range(SAMPLES_PER_ROUND):
-            for name, call in contenders:
-                best[name] = min(best[name], sample(call, batches[name]))
-        for name in best:
-            times[name].append(best[name])
-    return times
-
-
-def ratio(times, slower, faster):
-    """Median over rounds of times[slower] / times[faster]."""
-    return statistics.median(s / f for s, f in zip(times[slower], times[faster]))
 
 
 def random_inputs(rng, dtype, n):
