@@ -43,6 +43,9 @@ sqdiff::Broadcast parse_broadcast(std::string_view op, py::handle broadcast, py:
 // None -> 0 (the library's default), else the count (0 too); a negative count
 // or one beyond int is an Error.
 int parse_threads(std::string_view op, py::handle threads);
+// The element-wise calls' options: broadcast mode and threads.
+sqdiff::Options elementwise_options(std::string_view op, py::handle broadcast, py::handle broadcast_axis,
+                                    py::handle threads);
 // None -> nothing; "bfloat16"/"bf16" -> bf16; a NumPy dtype or its name ->
 // that type; anything else is an Error.
 std::optional<sqdiff::DType> parse_dtype(std::string_view op, py::handle dtype);

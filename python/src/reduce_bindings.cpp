@@ -217,72 +217,83 @@ py::object reduce(bool mean, py::handle a_object, py::handle b_object, py::handl
   return target.finish(out_object);
 }
 
-py::object optional_array(std::optional<Target>& target) {
-  if (!target) return py::none();
-  return std::move(target->array);
-}
+// The gradients a backward call was asked for: new arrays for the ones needed,
+// null views (which the library skips) for the others.
+class GradientTargets {
+ public:
+  struct Wanted {
+    bool needed;
+    DType dtype;
+    const Shape& shape;
+  };
+
+  GradientTargets(Wanted a, Wanted b, std::initializer_list<const py::array*> inputs) {
+    if (a.needed) a_.emplace(new_target(a.dtype, a.shape, inputs), a.dtype);
+    if (b.needed) b_.emplace(new_target(b.dtype, b.shape, inputs), b.dtype);
+  }
+
+  sqdiff::TensorView* a() { return a_ ? &a_->view : nullptr; }
+  sqdiff::TensorView* b() { return b_ ? &b_->view : nullptr; }
+
+  py::tuple arrays() { return py::make_tuple(array(a_), array(b_)); }
+
+ private:
+  struct Gradient {
+    Gradient(Target written, DType dtype) : target(std::move(written)), view(target.view(dtype)) {}
+    Target target;
+    sqdiff::TensorView view;
+  };
+
+  static py::object array(std::optional<Gradient>& gradient) {
+    if (!gradient) return py::none();
+    return std::move(gradient->target.array);
+  }
+
+  std::optional<Gradient> a_;
+  std::optional<Gradient> b_;
+};
 
 py::tuple squared_difference_backward(py::handle a_object, py::handle b_object, py::handle grad_object,
                                       py::handle broadcast, py::handle broadcast_axis, bool need_a, bool need_b,
                                       py::handle threads, py::handle dtype) {
   constexpr std::string_view op = "squared_difference_backward";
-  sqdiff::Options options;
-  options.broadcast = parse_broadcast(op, broadcast, broadcast_axis);
-  options.threads = parse_threads(op, threads);
+  const sqdiff::Options options = elementwise_options(op, broadcast, broadcast_axis, threads);
   const std::optional<DType> requested = parse_dtype(op, dtype);
   const Input a = make_input(op, "a", a_object, requested);
   const Input b = make_input(op, "b", b_object, requested);
   const Input grad = make_input(op, "grad", grad_object, requested);
-  std::optional<Target> grad_a;
-  std::optional<Target> grad_b;
-  if (need_a) grad_a = new_target(a.view.dtype, a.view.shape, {&a.array, &b.array, &grad.array});
-  if (need_b) grad_b = new_target(b.view.dtype, b.view.shape, {&a.array, &b.array, &grad.array});
-  std::optional<sqdiff::TensorView> view_a;
-  std::optional<sqdiff::TensorView> view_b;
-  if (grad_a) view_a = grad_a->view(a.view.dtype);
-  if (grad_b) view_b = grad_b->view(b.view.dtype);
+  GradientTargets gradients({need_a, a.view.dtype, a.view.shape}, {need_b, b.view.dtype, b.view.shape},
+                            {&a.array, &b.array, &grad.array});
   {
     const py::gil_scoped_release release;
-    sqdiff::squared_difference_backward(a.view, b.view, grad.view, view_a ? &*view_a : nullptr,
-                                        view_b ? &*view_b : nullptr, options);
+    sqdiff::squared_difference_backward(a.view, b.view, grad.view, gradients.a(), gradients.b(), options);
   }
-  return py::make_tuple(optional_array(grad_a), optional_array(grad_b));
+  return gradients.arrays();
 }
 
 py::tuple mean_squared_difference_backward(py::handle a_object, py::handle b_object, py::handle broadcast,
                                            py::handle broadcast_axis, bool need_a, bool need_b, py::handle threads,
                                            py::handle dtype) {
   constexpr std::string_view op = "mean_squared_difference_backward";
-  sqdiff::Options options;
-  options.broadcast = parse_broadcast(op, broadcast, broadcast_axis);
-  options.threads = parse_threads(op, threads);
+  const sqdiff::Options options = elementwise_options(op, broadcast, broadcast_axis, threads);
   const std::optional<DType> requested = parse_dtype(op, dtype);
   const Input a = make_input(op, "a", a_object, requested);
   const Input b = make_input(op, "b", b_object, requested);
   fail_unless_same_type(op, a, b);
-  std::optional<Target> grad_a;
-  std::optional<Target> grad_b;
-  if (need_a) grad_a = new_target(a.view.dtype, a.view.shape, {&a.array, &b.array});
-  if (need_b) grad_b = new_target(b.view.dtype, b.view.shape, {&a.array, &b.array});
-  std::optional<sqdiff::TensorView> view_a;
-  std::optional<sqdiff::TensorView> view_b;
-  if (grad_a) view_a = grad_a->view(a.view.dtype);
-  if (grad_b) view_b = grad_b->view(b.view.dtype);
+  GradientTargets gradients({need_a, a.view.dtype, a.view.shape}, {need_b, b.view.dtype, b.view.shape},
+                            {&a.array, &b.array});
   {
     const py::gil_scoped_release release;
-    sqdiff::mean_squared_difference_backward(a.view, b.view, view_a ? &*view_a : nullptr,
-                                             view_b ? &*view_b : nullptr, options);
+    sqdiff::mean_squared_difference_backward(a.view, b.view, gradients.a(), gradients.b(), options);
   }
-  return py::make_tuple(optional_array(grad_a), optional_array(grad_b));
+  return gradients.arrays();
 }
 
 py::tuple subtract_backward(py::handle grad_object, py::handle a_shape_object, py::handle b_shape_object,
                             py::handle broadcast, py::handle broadcast_axis, bool need_a, bool need_b,
                             py::handle threads, py::handle dtype) {
   constexpr std::string_view op = "subtract_backward";
-  sqdiff::Options options;
-  options.broadcast = parse_broadcast(op, broadcast, broadcast_axis);
-  options.threads = parse_threads(op, threads);
+  const sqdiff::Options options = elementwise_options(op, broadcast, broadcast_axis, threads);
   const std::optional<DType> requested = parse_dtype(op, dtype);
   const Input grad = make_input(op, "grad", grad_object, requested);
   const Shape a_shape = parse_shape(op, "a_shape", a_shape_object);
@@ -295,19 +306,12 @@ py::tuple subtract_backward(py::handle grad_object, py::handle a_shape_object, p
                  " of a_shape " + shape_text(a_shape) + " and b_shape " + shape_text(b_shape));
   }
   const DType dtype_out = grad.view.dtype;
-  std::optional<Target> grad_a;
-  std::optional<Target> grad_b;
-  if (need_a) grad_a = new_target(dtype_out, a_shape, {&grad.array});
-  if (need_b) grad_b = new_target(dtype_out, b_shape, {&grad.array});
-  std::optional<sqdiff::TensorView> view_a;
-  std::optional<sqdiff::TensorView> view_b;
-  if (grad_a) view_a = grad_a->view(dtype_out);
-  if (grad_b) view_b = grad_b->view(dtype_out);
+  GradientTargets gradients({need_a, dtype_out, a_shape}, {need_b, dtype_out, b_shape}, {&grad.array});
   {
     const py::gil_scoped_release release;
-    sqdiff::subtract_backward(grad.view, view_a ? &*view_a : nullptr, view_b ? &*view_b : nullptr, options);
+    sqdiff::subtract_backward(grad.view, gradients.a(), gradients.b(), options);
   }
-  return py::make_tuple(optional_array(grad_a), optional_array(grad_b));
+  return gradients.arrays();
 }
 
 // --- the partial sums behind sqdiff.dask --------------------------------------

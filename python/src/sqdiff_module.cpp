@@ -189,6 +189,14 @@ int parse_threads(std::string_view op, py::handle threads) {
   return static_cast<int>(count);
 }
 
+sqdiff::Options elementwise_options(std::string_view op, py::handle broadcast, py::handle broadcast_axis,
+                                    py::handle threads) {
+  sqdiff::Options options;
+  options.broadcast = parse_broadcast(op, broadcast, broadcast_axis);
+  options.threads = parse_threads(op, threads);
+  return options;
+}
+
 // What dtype= asks for: nothing (take the inputs' dtype), bf16, or one of the
 // eleven NumPy types (which the inputs must then already have).
 std::optional<DType> parse_dtype(std::string_view op, py::handle dtype) {
@@ -488,9 +496,7 @@ py::object run(Op op, py::handle a_given, py::handle b_given, py::handle broadca
                py::handle out_object, py::handle threads, py::handle dtype) {
   const std::string_view name = op_name(op);
   const auto [a_object, b_object] = resolve_python_scalars(name, a_given, b_given, dtype);
-  sqdiff::Options options;
-  options.broadcast = parse_broadcast(name, broadcast, axis);
-  options.threads = parse_threads(name, threads);
+  const sqdiff::Options options = elementwise_options(name, broadcast, axis, threads);
   const std::optional<DType> requested = parse_dtype(name, dtype);
   const Input a = make_input(name, "a", a_object, requested);
   const Input b = make_input(name, "b", b_object, requested);
