@@ -2,28 +2,18 @@
 #include "sqdiff/ops.hpp"
 
 #include <string_view>
-#include <vector>
 
 #include "elementwise/call_memo.hpp"
 #include "elementwise/dense_fast_path.hpp"
 #include "elementwise/execute.hpp"
+#include "elementwise/overlap_snapshots.hpp"
 #include "elementwise/plan.hpp"
 #include "elementwise/short_rows.hpp"
-#include "elementwise/strided_copy.hpp"
 #include "kernels/kernel_table.hpp"
-#include "shape/dense_strides.hpp"
 #include "shape/validate.hpp"
 
 namespace sqdiff {
 namespace {
-
-// Replaces an input that partly overlaps the output by a dense snapshot, so
-// the result is as if both inputs had been read before anything was written.
-void snapshot(detail::CheckedInput& input, std::size_t element_size, std::vector<std::byte>& storage) {
-  storage = detail::dense_copy(input, element_size);
-  input.data = storage.data();
-  input.strides = detail::dense_strides(input.shape);
-}
 
 // Everything but the fast paths: validate, plan (remembering the plan when it
 // can serve a repeated call), run. Out of line: its locals (a CheckedCall, a
@@ -33,19 +23,15 @@ void snapshot(detail::CheckedInput& input, std::size_t element_size, std::vector
                                    const Options& options, detail::CallMemo& memo) {
   detail::CheckedCall call = detail::validate_call(name, a, b, out, options);
   if (call.element_count == 0) return;
-  std::vector<std::byte> a_snapshot;
-  std::vector<std::byte> b_snapshot;
-  if (call.a_needs_copy) snapshot(call.a, call.element_size, a_snapshot);
-  if (call.b_needs_copy) snapshot(call.b, call.element_size, b_snapshot);
-  if (call.a_needs_copy || call.b_needs_copy) call.aligned = detail::align_operands(call, options.broadcast);
+  detail::InputSnapshots snapshots;
+  const bool snapshotted = detail::snapshot_overlapping_inputs(call, options.broadcast, snapshots);
   detail::Plan plan = detail::make_plan(call.aligned);
   detail::ShortRowInputs inputs{call.a.data, call.b.data};
   memo.forget();  // its plan may point into the scratch rebuilt here
   detail::widen_short_rows(plan, call.element_size, table.lookup_lanes[static_cast<int>(call.dtype)], inputs,
                            memo.scratch());
   // A plan that read the inputs (snapshots, copied blocks) holds for this call only.
-  const bool read_no_data = !call.a_needs_copy && !call.b_needs_copy && inputs.a == call.a.data &&
-                            inputs.b == call.b.data;
+  const bool read_no_data = !snapshotted && inputs.a == call.a.data && inputs.b == call.b.data;
   if (read_no_data) memo.remember(table, a, b, out, options, call, plan);
   const detail::ExecutionPolicy policy =
       detail::choose_policy(plan, call.element_size, call.input_bytes, options.threads, call.output_aliases_input);

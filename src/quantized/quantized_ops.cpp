@@ -1,31 +1,20 @@
 // The quantized entry points: the element-wise ops' validate -> plan -> run,
 // with the quantized row kernels and the call's constants in place of the
 // float ops' kernels. Only the per-element function differs.
-#include <cstddef>
 #include <string_view>
-#include <vector>
 
 #include "elementwise/execute.hpp"
+#include "elementwise/overlap_snapshots.hpp"
 #include "elementwise/plan.hpp"
 #include "elementwise/short_rows.hpp"
-#include "elementwise/strided_copy.hpp"
 #include "kernels/kernel_table.hpp"
 #include "kernels/quantized_table.hpp"
 #include "quantized/quant_params.hpp"
-#include "shape/dense_strides.hpp"
 #include "shape/validate.hpp"
 #include "sqdiff/quantized.hpp"
 
 namespace sqdiff {
 namespace {
-
-// An input that partly overlaps the output is replaced by a dense snapshot,
-// so the result is as if both inputs had been read before anything was written.
-void snapshot(detail::CheckedInput& input, std::size_t element_size, std::vector<std::byte>& storage) {
-  storage = detail::dense_copy(input, element_size);
-  input.data = storage.data();
-  input.strides = detail::dense_strides(input.shape);
-}
 
 void run(detail::QuantizedOp op, std::string_view name, const ConstTensorView& a, QuantParams qa,
          const ConstTensorView& b, QuantParams qb, const TensorView& out, QuantParams qout,
@@ -38,11 +27,8 @@ void run(detail::QuantizedOp op, std::string_view name, const ConstTensorView& a
   detail::CheckedCall call = detail::validate_call(name, a, b, out, shape_options);
   if (call.element_count == 0) return;
 
-  std::vector<std::byte> a_snapshot;
-  std::vector<std::byte> b_snapshot;
-  if (call.a_needs_copy) snapshot(call.a, call.element_size, a_snapshot);
-  if (call.b_needs_copy) snapshot(call.b, call.element_size, b_snapshot);
-  if (call.a_needs_copy || call.b_needs_copy) call.aligned = detail::align_operands(call, options.broadcast);
+  detail::InputSnapshots snapshots;
+  detail::snapshot_overlapping_inputs(call, options.broadcast, snapshots);
 
   detail::Plan plan = detail::make_plan(call.aligned);
   detail::ShortRowInputs inputs{call.a.data, call.b.data};
