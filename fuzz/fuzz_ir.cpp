@@ -15,8 +15,6 @@
 //   Parameters holds what the scalar oracle of tests/oracle.hpp computes from
 //   those Parameters' values under the layer's broadcast mode;
 // - the file names chosen for Results and random inputs are distinct.
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -26,6 +24,7 @@
 #include <string_view>
 
 #include "fuzz_check.hpp"
+#include "memory_file.hpp"
 #include "oracle.hpp"
 #include "ir/ir_model.hpp"
 #include "ir/ir_run.hpp"
@@ -43,16 +42,9 @@ namespace {
 constexpr int64_t kMaxTensorBytes = int64_t{64} << 10;
 
 const std::string& weights_path(const uint8_t* data, std::size_t size) {
-  static const int fd = [] {
-    const int f = ::memfd_create("fuzz_ir_weights", MFD_CLOEXEC);
-    if (f < 0) fail("memfd_create failed");
-    return f;
-  }();
-  static const std::string path = "/proc/self/fd/" + std::to_string(fd);
-  if (::ftruncate(fd, 0) != 0 || (size > 0 && ::pwrite(fd, data, size, 0) != static_cast<ssize_t>(size))) {
-    fail("cannot write the memfd");
-  }
-  return path;
+  static const sqdiff_fuzz::MemoryFile weights("fuzz_ir_weights");
+  weights.write(data, size);
+  return weights.path();
 }
 
 std::string shape_text(const sqdiff::Shape& shape) {

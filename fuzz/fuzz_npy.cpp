@@ -11,7 +11,6 @@
 // - round trip: an accepted array of at most 64 KiB written with write_npy
 //   (to a reused file in /dev/shm) reads back with the same dtype, shape and
 //   elements (Fortran-order data compared element by element).
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -23,27 +22,30 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
+#include "memory_file.hpp"
 #include "npy.hpp"
+#include "npy_layout_check.hpp"
 #include "sqdiff/dtype.hpp"
 #include "sqdiff/error.hpp"
 
+using sqdiff_fuzz::array_text;
 using sqdiff_fuzz::check;
+using sqdiff_fuzz::check_npy_layout;
 using sqdiff_fuzz::fail;
+using sqdiff_fuzz::shape_text;
 
 namespace {
 
 constexpr int64_t kRoundTripLimit = int64_t{64} << 10;
 
+// The fuzzer's input, and the round trip's file in a private directory in
+// /dev/shm (or $TMPDIR).
 struct Files {
-  int memfd = -1;
-  std::string input_path;  // /proc/self/fd/N
-  std::string output_dir;  // a private directory in /dev/shm (or $TMPDIR)
+  sqdiff_fuzz::MemoryFile input{"fuzz_npy_input"};
+  std::string output_dir;
   std::string output_path;
 
   Files() {
-    memfd = ::memfd_create("fuzz_npy_input", MFD_CLOEXEC);
-    if (memfd < 0) fail("memfd_create failed");
-    input_path = "/proc/self/fd/" + std::to_string(memfd);
     const char* base = ::access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp");
     std::string pattern = std::string(base) + "/fuzz_npy.XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr) fail("mkdtemp failed in " + std::string(base));
@@ -61,52 +63,15 @@ Files& files() {
   return f;
 }
 
-void write_input(const uint8_t* data, std::size_t size) {
-  const int fd = files().memfd;
-  if (::ftruncate(fd, 0) != 0 || (size > 0 && ::pwrite(fd, data, size, 0) != static_cast<ssize_t>(size))) {
-    fail("cannot write the memfd");
-  }
-}
-
-std::string shape_text(const sqdiff::Shape& shape) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? "," : "") + std::to_string(shape[i]);
-  return out + "]";
-}
-
 // Checks an accepted array; returns its elements in row-major order (only
 // when it is small enough for the round trip).
 std::vector<unsigned char> check_array(const sqdiff::tools::NpyArray& array, std::size_t file_size) {
   const sqdiff::Shape& shape = array.shape();
   const sqdiff::Shape& strides = array.strides();
-  const std::string what = "accepted " + shape_text(shape) + " " + std::string(sqdiff::dtype_name(array.dtype()));
-  check(strides.size() == shape.size(), what + ": strides of another rank");
-  check(shape.size() <= sqdiff::tools::kMaxNpyRank, what + ": more dims than NumPy reads");
-  const auto item = static_cast<__int128>(sqdiff::dtype_size(array.dtype()));
-  // NumPy's count: the product of the non-zero dims (times the item size) must fit.
-  __int128 nonzero_product = item;
-  bool empty = false;
-  for (const int64_t d : shape) {
-    check(d >= 0, what + ": negative dim");
-    if (d == 0) {
-      empty = true;
-    } else {
-      nonzero_product *= d;
-      check(nonzero_product <= INT64_MAX, what + ": its byte count overflows int64");
-    }
-  }
-  const int64_t count = empty ? 0 : static_cast<int64_t>(nonzero_product / item);
-  check(array.element_count() == count, what + ": element_count() is " + std::to_string(array.element_count()));
-  // Dense strides, C or Fortran order; dims of 0 count as 1, as NumPy does.
-  __int128 step = 1;
-  for (std::size_t k = 0; k < shape.size(); ++k) {
-    const std::size_t i = array.fortran_order() ? k : shape.size() - 1 - k;
-    check(strides[i] == step, what + ": stride " + std::to_string(i) + " is " + std::to_string(strides[i]) +
-                                  ", the dense stride is " + std::to_string(static_cast<int64_t>(step)));
-    step *= shape[i] > 0 ? shape[i] : 1;
-  }
+  const std::string what = "accepted " + array_text(array);
+  const int64_t count = check_npy_layout(array, what);
   if (count == 0) return {};
-  check(array.data() != nullptr, what + ": null data");
+  const auto item = static_cast<int64_t>(sqdiff::dtype_size(array.dtype()));
   check(static_cast<std::size_t>(count * item) <= file_size, what + ": more data than the file holds");
 
   // Every element, in row-major order, through the strides.
@@ -137,7 +102,7 @@ std::vector<unsigned char> check_array(const sqdiff::tools::NpyArray& array, std
 
 void round_trip(const sqdiff::tools::NpyArray& array, const std::vector<unsigned char>& elements) {
   const std::string& path = files().output_path;
-  const std::string what = "round trip of " + shape_text(array.shape()) + " " + std::string(sqdiff::dtype_name(array.dtype()));
+  const std::string what = "round trip of " + array_text(array);
   try {
     sqdiff::tools::write_npy(path, array.dtype(), array.shape(), elements.empty() ? nullptr : elements.data());
   } catch (const sqdiff::Error& e) {
@@ -159,10 +124,10 @@ void round_trip(const sqdiff::tools::NpyArray& array, const std::vector<unsigned
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
-  write_input(data, size);
+  files().input.write(data, size);
   std::optional<sqdiff::tools::NpyArray> array;
   try {
-    array.emplace(sqdiff::tools::NpyArray::open(files().input_path));
+    array.emplace(sqdiff::tools::NpyArray::open(files().input.path()));
   } catch (const sqdiff::Error&) {
     return 0;
   }

@@ -19,8 +19,6 @@
 //   (1032 output bytes per input byte), so neither a forged size nor members
 //   sharing their bytes can make the reader hold more. (libFuzzer's
 //   -malloc_limit_mb, scripts/fuzz.sh, stops a single larger allocation.)
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -29,12 +27,16 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
+#include "memory_file.hpp"
 #include "npy.hpp"
+#include "npy_layout_check.hpp"
 #include "sqdiff/dtype.hpp"
 #include "sqdiff/error.hpp"
 #include "tensor_set.hpp"
 
+using sqdiff_fuzz::array_text;
 using sqdiff_fuzz::check;
+using sqdiff_fuzz::check_npy_layout;
 using sqdiff_fuzz::fail;
 
 namespace {
@@ -42,67 +44,18 @@ namespace {
 // Deflate's largest expansion: a 258-byte match coded in 2 bits.
 constexpr __int128 kDeflateMaxRatio = 1032;
 
-struct Input {
-  int memfd = -1;
-  std::string path;  // /proc/self/fd/N
-
-  Input() {
-    memfd = ::memfd_create("fuzz_npz_input", MFD_CLOEXEC);
-    if (memfd < 0) fail("memfd_create failed");
-    path = "/proc/self/fd/" + std::to_string(memfd);
-  }
-};
-
-Input& input() {
-  static Input in;
-  return in;
-}
-
-void write_input(const uint8_t* data, std::size_t size) {
-  const int fd = input().memfd;
-  if (::ftruncate(fd, 0) != 0 || (size > 0 && ::pwrite(fd, data, size, 0) != static_cast<ssize_t>(size))) {
-    fail("cannot write the memfd");
-  }
-}
-
-std::string shape_text(const sqdiff::Shape& shape) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? "," : "") + std::to_string(shape[i]);
-  return out + "]";
+sqdiff_fuzz::MemoryFile& input() {
+  static sqdiff_fuzz::MemoryFile file("fuzz_npz_input");
+  return file;
 }
 
 // Checks one accepted array; returns how many data bytes it holds.
 __int128 check_array(const sqdiff::tools::NamedArray& named) {
   const sqdiff::tools::NpyArray& array = named.array;
-  const sqdiff::Shape& shape = array.shape();
-  const sqdiff::Shape& strides = array.strides();
-  const std::string what =
-      "member " + named.name + ": accepted " + shape_text(shape) + " " + std::string(sqdiff::dtype_name(array.dtype()));
-  check(strides.size() == shape.size(), what + ": strides of another rank");
-  check(shape.size() <= sqdiff::tools::kMaxNpyRank, what + ": more dims than NumPy reads");
-  const auto item = static_cast<__int128>(sqdiff::dtype_size(array.dtype()));
-  __int128 nonzero_product = item;
-  bool empty = false;
-  for (const int64_t d : shape) {
-    check(d >= 0, what + ": negative dim");
-    if (d == 0) {
-      empty = true;
-    } else {
-      nonzero_product *= d;
-      check(nonzero_product <= INT64_MAX, what + ": its byte count overflows int64");
-    }
-  }
-  const int64_t count = empty ? 0 : static_cast<int64_t>(nonzero_product / item);
-  check(array.element_count() == count, what + ": element_count() is " + std::to_string(array.element_count()));
-  __int128 step = 1;
-  for (std::size_t k = 0; k < shape.size(); ++k) {
-    const std::size_t i = array.fortran_order() ? k : shape.size() - 1 - k;
-    check(strides[i] == step, what + ": stride " + std::to_string(i) + " is " + std::to_string(strides[i]) +
-                                  ", the dense stride is " + std::to_string(static_cast<int64_t>(step)));
-    step *= shape[i] > 0 ? shape[i] : 1;
-  }
+  const std::string what = "member " + named.name + ": accepted " + array_text(array);
+  const int64_t count = check_npy_layout(array, what);
   if (count == 0) return 0;
-  check(array.data() != nullptr, what + ": null data");
+  const auto item = static_cast<__int128>(sqdiff::dtype_size(array.dtype()));
   // Dense: the data is count * item contiguous bytes; read every one.
   const __int128 bytes = count * item;
   const auto* base = static_cast<const unsigned char*>(array.data());
@@ -115,8 +68,8 @@ __int128 check_array(const sqdiff::tools::NamedArray& named) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
-  write_input(data, size);
-  const std::string& path = input().path;
+  input().write(data, size);
+  const std::string& path = input().path();
   std::vector<sqdiff::tools::NamedArray> arrays;
   try {
     (void)sqdiff::tools::is_tensor_set(path);
