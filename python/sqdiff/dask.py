@@ -244,22 +244,25 @@ def _block_alignment(a, b, broadcast, broadcast_axis):
 
 # --- element-wise -----------------------------------------------------------
 
-def _elementwise_block(a, b, *, op, broadcast, broadcast_axis, threads, dtype_keyword):
-    """A task: the eager element-wise op on one block of each input."""
-    return _EAGER[op](a, b, broadcast=broadcast, broadcast_axis=broadcast_axis, threads=threads,
-                      dtype=dtype_keyword)
+def _elementwise_block(a, b, *, op, broadcast, broadcast_axis, keywords):
+    """A task: the eager element-wise op (float or quantized) on one block of each input."""
+    return _EAGER[op](a, b, broadcast=broadcast, broadcast_axis=broadcast_axis, **keywords)
 
 
-def _elementwise(op, a, b, broadcast, broadcast_axis, threads, dtype):
-    a, b = _promoted(op, _operand(op, "a", a), _operand(op, "b", b), dtype, dtype_is_output=False)
-    one = _check_on_ones(op, a, b, broadcast, broadcast_axis, threads=threads, dtype=dtype)
+def _blockwise(op, a, b, broadcast, broadcast_axis, keywords):
+    """The lazy element-wise op: checked now as the eager call would be, one task per block."""
+    one = _check_on_ones(op, a, b, broadcast, broadcast_axis, **keywords)
     shape = _check_shapes(op, a, b, broadcast, broadcast_axis)
     rank = len(shape)
     return _da.blockwise(
         _elementwise_block, tuple(range(rank)), *_blockwise_inputs(a, b, broadcast, broadcast_axis, rank),
         op=op, broadcast=broadcast, broadcast_axis=_block_alignment(a, b, broadcast, broadcast_axis),
-        threads=threads, dtype_keyword=dtype, token=f"sqdiff-{op}", align_arrays=True,
-        meta=_np.empty((0,) * rank, dtype=one.dtype))
+        keywords=keywords, token=f"sqdiff-{op}", align_arrays=True, meta=_np.empty((0,) * rank, dtype=one.dtype))
+
+
+def _elementwise(op, a, b, broadcast, broadcast_axis, threads, dtype):
+    a, b = _promoted(op, _operand(op, "a", a), _operand(op, "b", b), dtype, dtype_is_output=False)
+    return _blockwise(op, a, b, broadcast, broadcast_axis, {"threads": threads, "dtype": dtype})
 
 
 _ELEMENTWISE_PARAMETERS = """\
@@ -654,21 +657,9 @@ _EAGER["quantized_squared_difference"] = functools.partial(_sqdiff.quantized_squ
 _EAGER["quantized_subtract"] = functools.partial(_sqdiff.quantized_subtract, **_NEUTRAL_QUANT)
 
 
-def _quantized_block(a, b, *, op, broadcast, broadcast_axis, keywords):
-    """A task: the eager quantized op on one block of each input."""
-    return _EAGER[op](a, b, broadcast=broadcast, broadcast_axis=broadcast_axis, **keywords)
-
-
 def _quantized(op, a, b, broadcast, broadcast_axis, keywords):
     # No promotion: the eager functions take the three tensors in one quantized type only.
-    a, b = _operand(op, "a", a), _operand(op, "b", b)
-    one = _check_on_ones(op, a, b, broadcast, broadcast_axis, **keywords)
-    shape = _check_shapes(op, a, b, broadcast, broadcast_axis)
-    rank = len(shape)
-    return _da.blockwise(
-        _quantized_block, tuple(range(rank)), *_blockwise_inputs(a, b, broadcast, broadcast_axis, rank),
-        op=op, broadcast=broadcast, broadcast_axis=_block_alignment(a, b, broadcast, broadcast_axis),
-        keywords=keywords, token=f"sqdiff-{op}", align_arrays=True, meta=_np.empty((0,) * rank, dtype=one.dtype))
+    return _blockwise(op, _operand(op, "a", a), _operand(op, "b", b), broadcast, broadcast_axis, keywords)
 
 
 def quantized_squared_difference(a, b, *, a_quant, b_quant, out_quant, broadcast="numpy", broadcast_axis=-1,
