@@ -13,7 +13,6 @@ import os
 import pty
 import re
 import select
-import shlex
 import shutil
 import signal
 import stat
@@ -43,6 +42,45 @@ UNSIGNED_OF = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 def run(args, cwd=None, env=None):
     return subprocess.run([SQDIFF] + [str(a) for a in args], cwd=cwd, env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, timeout=600)
+
+
+def run_with_terminal_stderr(args, stdout=subprocess.DEVNULL, timeout=120):
+    """Runs a command whose stderr is a terminal (a pty), where progress bars show;
+    returns (what it wrote there, its stdout bytes or None, its exit status)."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(args, stdout=stdout, stderr=slave)
+    os.close(slave)
+    output = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], timeout)
+        if not ready:
+            break
+        try:
+            data = os.read(master, 4096)
+        except OSError:  # the pty is closed when the program exits
+            break
+        if not data:
+            break
+        output += data
+    os.close(master)
+    out, _ = proc.communicate(timeout=timeout * 2)
+    return output.decode(errors="replace"), out, proc.returncode
+
+
+def docs_console_examples(path, checked_by):
+    """[(command, expected stdout lines)] from the ```console blocks of the Markdown file `path`
+    marked `<!-- checked by CHECKED_BY -->`."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    examples = []
+    pattern = r"<!-- checked by %s -->\n```console\n(.*?)```" % re.escape(checked_by)
+    for block in re.findall(pattern, text, re.S):
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                examples.append((line[2:], []))
+            elif examples:
+                examples[-1][1].append(line)
+    return examples
 
 
 # --- the oracle (SPEC sections 1 and 2) ----------------------------------------
@@ -304,24 +342,9 @@ class RunTest(CliTestCase):
         args = [SQDIFF, "run", "--op", "subtract", a, b, "-o", self.path("o.npy")]
 
         def on_pty(extra):
-            master, slave = pty.openpty()
-            proc = subprocess.Popen(args + extra, stdout=subprocess.DEVNULL, stderr=slave)
-            os.close(slave)
-            output = b""
-            while True:
-                ready, _, _ = select.select([master], [], [], 60)
-                if not ready:
-                    break
-                try:
-                    data = os.read(master, 4096)
-                except OSError:
-                    break
-                if not data:
-                    break
-                output += data
-            os.close(master)
-            self.assertEqual(proc.wait(timeout=120), 0)
-            return output.decode(errors="replace")
+            text, _, status = run_with_terminal_stderr(args + extra, timeout=60)
+            self.assertEqual(status, 0)
+            return text
 
         text = on_pty([])
         self.assertIn("100%", text)

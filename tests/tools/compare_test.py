@@ -17,10 +17,7 @@ import json
 import math
 import multiprocessing
 import os
-import pty
-import re
 import resource
-import select
 import struct
 import subprocess
 import sys
@@ -33,7 +30,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cli_test import (ALL_DTYPES, FLOATS, INTS, NUMPY_DTYPE, SQDIFF, CliTestCase, assert_bit_exact,  # noqa: E402
-                      bf16_to_f32, help_examples, random_array, run)
+                      bf16_to_f32, docs_console_examples, help_examples, random_array, run,
+                      run_with_terminal_stderr)
 
 DOCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "cli.md")
 F64_MAX = Fraction(np.finfo(np.float64).max.item())
@@ -577,26 +575,10 @@ class CompareTest(CompareTestCase):
         args = [SQDIFF, "compare", a, b, "--json", "--broadcast", "numpy"]
 
         def on_pty(extra):
-            master, slave = pty.openpty()
-            proc = subprocess.Popen(args + extra, stdout=subprocess.PIPE, stderr=slave)
-            os.close(slave)
-            output = b""
-            while True:
-                ready, _, _ = select.select([master], [], [], 120)
-                if not ready:
-                    break
-                try:
-                    data = os.read(master, 4096)
-                except OSError:
-                    break
-                if not data:
-                    break
-                output += data
-            os.close(master)
-            stdout, _ = proc.communicate(timeout=300)
-            self.assertEqual(proc.returncode, 0)
+            text, stdout, status = run_with_terminal_stderr(args + extra, stdout=subprocess.PIPE)
+            self.assertEqual(status, 0)
             self.assertEqual(json.loads(stdout)["mse"], 1.0)  # the report is untouched by the bar
-            return output.decode(errors="replace")
+            return text
 
         text = on_pty([])
         self.assertIn("100%", text)
@@ -1226,20 +1208,6 @@ class ReduceTest(CliTestCase):
 
 # --- docs/cli.md's examples ----------------------------------------------------------------------
 
-def docs_examples():
-    """[(command, expected stdout lines)] from the ```console blocks of docs/cli.md marked as checked."""
-    with open(DOCS, encoding="utf-8") as f:
-        text = f.read()
-    examples = []
-    for block in re.findall(r"<!-- checked by compare_test.py -->\n```console\n(.*?)```", text, re.S):
-        for line in block.splitlines():
-            if line.startswith("$ "):
-                examples.append((line[2:], []))
-            elif examples:
-                examples[-1][1].append(line)
-    return examples
-
-
 class DocsExamplesTest(CliTestCase):
     def test_docs_examples_print_what_they_say(self):
         """docs/cli.md's inputs: ref.npy = [[0, 0.5], [1, 1]] and out.npy = [[0, 0.25], [1, 3]] (f32),
@@ -1248,7 +1216,7 @@ class DocsExamplesTest(CliTestCase):
         self.save("out.npy", np.array([[0, 0.25], [1, 3]], dtype=np.float32))
         self.save("img_a.npy", np.array([10, 20, 30], dtype=np.uint8))
         self.save("img_b.npy", np.array([12, 20, 25], dtype=np.uint8))
-        examples = docs_examples()
+        examples = docs_console_examples(DOCS, "compare_test.py")
         self.assertGreaterEqual(len(examples), 5)
         # The examples' `python3` is one with NumPy: /usr/bin/python3, first on PATH.
         bin_dir = self.path("bin")

@@ -11,14 +11,13 @@ set, as cli_test.py (whose helpers it uses) is.
 import io
 import math
 import os
-import re
 import subprocess
 import unittest
 from fractions import Fraction
 
 import numpy as np
 
-from cli_test import SQDIFF, CliTestCase, help_examples, run
+from cli_test import SQDIFF, CliTestCase, docs_console_examples, help_examples, run
 
 DOCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "cli.md")
 
@@ -579,20 +578,6 @@ class QuantRunErrorTest(QuantTestCase):
 
 # --- the examples of docs/cli.md and of `sqdiff run --help` -----------------------------------
 
-def docs_examples():
-    """[(command, expected stdout lines)] from docs/cli.md's ```console blocks marked as checked here."""
-    with open(DOCS, encoding="utf-8") as f:
-        docs = f.read()
-    examples = []
-    for block in re.findall(r"<!-- checked by quant_run_test.py -->\n```console\n(.*?)```", docs, re.S):
-        for line in block.splitlines():
-            if line.startswith("$ "):
-                examples.append((line[2:], []))
-            elif examples:
-                examples[-1][1].append(line)
-    return examples
-
-
 class QuantExamplesTest(QuantTestCase):
     def prepare(self):
         """The examples' inputs: qa.npy = [[2, 4, 6], [8, 10, 12]] and qb.npy = [14, 18, 22], int8."""
@@ -614,7 +599,7 @@ class QuantExamplesTest(QuantTestCase):
 
     def test_docs_examples_print_what_they_say(self):
         env = self.prepare()
-        examples = docs_examples()
+        examples = docs_console_examples(DOCS, "quant_run_test.py")
         self.assertGreaterEqual(len(examples), 3)
         for command, expected in examples:
             with self.subTest(command=command):
