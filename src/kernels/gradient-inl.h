@@ -1,8 +1,10 @@
 // The element-wise gradient of squared_difference: 2 (a - b) g rounded once,
-// one source for every SIMD target. Computed in f64: a - b = s + e (TwoSum)
-// and 2s g = p + err (FMA). Where e and err are both 0, p is the exact value
-// and one rounding to the output type is right; other elements (exponents far
-// apart, specials) are left to the caller's exact path.
+// one source for every SIMD target. Computed in f64: s = a - b and p = 2s g.
+// Where both are exact, one rounding of p to the output type is right; other
+// elements (exponents far apart, specials) are left to the caller's exact path.
+// p's exactness is checked with an FMA (2s g - p == 0). s's is checked with
+// TwoSum for f64 inputs and, for the narrower inputs, with two operations
+// fewer (ExactDifference below): the kernel is bound by its arithmetic.
 
 #if defined(SQDIFF_KERNELS_GRADIENT_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef SQDIFF_KERNELS_GRADIENT_INL_H_
@@ -55,6 +57,35 @@ HWY_INLINE float ScalarDemoteToOdd(double v) {
   float odd;
   std::memcpy(&odd, &bits, 4);
   return odd;
+}
+
+// Whether s = a - b, computed in f64, is exact. For f64 inputs: TwoSum's error
+// is zero. For inputs of at most 24 significant bits (f32, f16, bf16), two
+// back-substitutions suffice: s + b == a and a - s == b. If s is inexact, its
+// error d != 0 is a multiple of the lower of a's and b's last significant bits,
+// so |d| >= 2^-23 times that input's magnitude, far beyond half an f64 ulp of
+// it; then s + b = a + d (rounded) differs from a when a holds that bit, and
+// a - s = b - d (rounded) differs from b when b does. Non-finite inputs fail
+// one of the comparisons (inf - inf or NaN).
+template <class Wide, class D>
+HWY_INLINE hn::Mask<D> ExactDifference(D d, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> s) {
+  if constexpr (std::is_same_v<typename Wide::Storage, double>) {
+    const auto bv = hn::Sub(s, a);
+    const auto e = hn::Add(hn::Sub(a, hn::Sub(s, bv)), hn::Sub(hn::Neg(b), bv));
+    return hn::Eq(e, hn::Zero(d));
+  } else {
+    return hn::And(hn::Eq(hn::Add(s, b), a), hn::Eq(hn::Sub(a, s), b));
+  }
+}
+
+template <class Wide>
+HWY_INLINE bool ScalarExactDifference(double a, double b, double s) {
+  if constexpr (std::is_same_v<typename Wide::Storage, double>) {
+    const double bv = s - a;
+    return (a - (s - bv)) + (-b - bv) == 0;
+  } else {
+    return s + b == a && a - s == b;
+  }
 }
 
 // How each output type is stored from exact f64 lanes, and how a sign flip
@@ -147,13 +178,11 @@ HWY_INLINE void DifferenceProductElement(const typename Wide::Storage* a, const 
   const double vb = Wide::Scalar(b + i);
   const double vg = Wide::Scalar(g + i);
   const double s = va - vb;
-  const double bv = s - va;
-  const double e = (va - (s - bv)) + (-vb - bv);
   const double two_s = s + s;
   const double p = two_s * vg;
-  bool sure = e == 0 && std::fabs(p) < HUGE_VAL;
+  bool sure = ScalarExactDifference<Wide>(va, vb, s);
   if constexpr (!kF64) sure = sure && std::fma(two_s, vg, -p) == 0;
-  if constexpr (kF64) sure = sure && std::fabs(two_s) < HUGE_VAL;
+  if constexpr (kF64) sure = sure && std::fabs(p) < HUGE_VAL && std::fabs(two_s) < HUGE_VAL;
   if (ga != nullptr) Out::Scalar(p, ga + i);
   if (gb != nullptr) Out::Scalar(-p, gb + i);
   if (!sure) unsure[unsure_count++] = static_cast<uint32_t>(i);
@@ -200,13 +229,15 @@ void DifferenceProductRow(const void* a_raw, const void* b_raw, const void* g_ra
     const auto vb = Wide::Load(d, b + i);
     const auto vg = Wide::Load(d, g + i);
     const auto s = hn::Sub(va, vb);
-    const auto bv = hn::Sub(s, va);
-    const auto e = hn::Add(hn::Sub(va, hn::Sub(s, bv)), hn::Sub(hn::Neg(vb), bv));
     const auto two_s = hn::Add(s, s);
     const auto p = hn::Mul(two_s, vg);
-    auto sure = hn::And(hn::Eq(e, hn::Zero(d)), hn::Lt(hn::Abs(p), hn::Set(d, HUGE_VAL)));
+    auto sure = ExactDifference<Wide>(d, va, vb, s);
+    // Narrower outputs: the FMA's test also fails for a non-finite p (inf - inf
+    // or NaN), and a finite p cannot overflow f64 (|p| < 2^260 from such inputs).
     if constexpr (!kF64) sure = hn::And(sure, hn::Eq(FusedMulSub(d, two_s, vg, p), hn::Zero(d)));
-    if constexpr (kF64) sure = hn::And(sure, hn::Lt(hn::Abs(two_s), hn::Set(d, HUGE_VAL)));
+    if constexpr (kF64) {
+      sure = hn::And(sure, hn::And(hn::Lt(hn::Abs(p), hn::Set(d, HUGE_VAL)), hn::Lt(hn::Abs(two_s), hn::Set(d, HUGE_VAL))));
+    }
     if (ga != nullptr) {
       if (stream_a) {
         Out::Stream(d, p, ga + i);

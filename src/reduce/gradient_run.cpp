@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -59,15 +60,39 @@ struct ElementwiseJob {
   bool streaming = false;                 // the kernel stores non-temporally: fence before reading back
 };
 
+// A unit's buffers: three packed operands, two staged outputs (chunk_bytes
+// each) and the kernel's unsure indices, allocated uninitialised on first use.
+class UnitScratch {
+ public:
+  explicit UnitScratch(std::size_t chunk_bytes) : chunk_bytes_(chunk_bytes) {}
+  std::byte* packed() { return made(packed_, 3 * chunk_bytes_); }
+  std::byte* staged() { return made(staged_, 2 * chunk_bytes_); }
+  uint32_t* unsure() {
+    if (!unsure_) unsure_.reset(new uint32_t[kChunk]);
+    return unsure_.get();
+  }
+
+ private:
+  static std::byte* made(std::unique_ptr<std::byte[]>& buffer, std::size_t bytes) {
+    if (!buffer) buffer.reset(new std::byte[bytes]);
+    return buffer.get();
+  }
+  std::size_t chunk_bytes_;
+  std::unique_ptr<std::byte[]> packed_;
+  std::unique_ptr<std::byte[]> staged_;
+  std::unique_ptr<uint32_t[]> unsure_;
+};
+
 void elementwise_units(void* context, std::size_t begin, std::size_t count) {
   const ElementwiseJob& job = *static_cast<const ElementwiseJob*>(context);
   const ReduceCall& call = job.calls[0] != nullptr ? *job.calls[0] : *job.calls[1];
   const ScopedIeeeDefaults ieee(call.input);
   const ReduceDim& inner = job.plan.dims.back();
   DimWalker walk(job.outer);
-  std::vector<std::byte> packed(3 * kChunk * job.size);
-  std::vector<std::byte> staged(2 * kChunk * job.size);
-  std::vector<uint32_t> unsure(kChunk);
+  // parallel_for calls this once per unit of kChunk elements: its scratch is
+  // neither zeroed nor made before it is needed. (Zeroed vectors of 96 KiB per
+  // unit cost a memset and page faults as large as the data's own traffic.)
+  UnitScratch scratch(kChunk * job.size);
   const std::vector<ReduceDim> no_dims;
   for (std::size_t unit = begin; unit < begin + count; ++unit) {
     const auto row = static_cast<int64_t>(unit) / job.units_per_row;
@@ -82,7 +107,7 @@ void elementwise_units(void* context, std::size_t begin, std::size_t count) {
       if (inner.stride[sk] == 1) {
         in[k] = start;
       } else {
-        std::byte* to = packed.data() + sk * kChunk * job.size;
+        std::byte* to = scratch.packed() + sk * kChunk * job.size;
         job.gather(start, inner.stride[sk], to, n);
         in[k] = to;
       }
@@ -106,14 +131,14 @@ void elementwise_units(void* context, std::size_t begin, std::size_t count) {
       if (job.calls[k] == nullptr) continue;
       const int64_t stride = job.out_strides[k].back();
       std::byte* start = job.outs[k] + (out_start[k] + first * stride) * static_cast<int64_t>(job.size);
-      out[k] = stride == 1 ? start : staged.data() + static_cast<std::size_t>(k) * kChunk * job.size;
+      out[k] = stride == 1 ? start : scratch.staged() + static_cast<std::size_t>(k) * kChunk * job.size;
     }
-    const std::size_t unsure_count = job.kernel(in[0], in[1], in[2], out[0], out[1], n, unsure.data());
+    const std::size_t unsure_count = job.kernel(in[0], in[1], in[2], out[0], out[1], n, scratch.unsure());
     // The elements the kernel could not round exactly: summed exactly, and
     // stored after its non-temporal stores have been ordered before them.
     if (unsure_count > 0 && job.streaming) hwy::FlushStream();
     for (std::size_t u = 0; u < unsure_count; ++u) {
-      const std::size_t i = unsure[u];
+      const std::size_t i = scratch.unsure()[u];
       const Offsets base = {walk.offset(0) + (first + static_cast<int64_t>(i)) * inner.stride[0],
                             walk.offset(1) + (first + static_cast<int64_t>(i)) * inner.stride[1],
                             walk.offset(2) + (first + static_cast<int64_t>(i)) * inner.stride[2]};

@@ -741,6 +741,70 @@ TEST(Gradients, ProductsStraddlingTheSubnormalRangeEqualTheOracle) {
   }
 }
 
+// Element-wise gradients of f32, bf16 and f16 inputs whose exponents lie 0 to
+// 60 apart, with random significands: a - b computed in f64 is inexact where
+// the gap exceeds 53 minus the significand bits (f32: 29; bf16: 45; f16's
+// range allows no such pair), and the kernel's two-operation exactness test
+// for these types (s + b == a and a - s == b) must then send the element to
+// the exact path, whichever of a and b holds the lost bits; checked against
+// the GMP oracle on every SIMD target, 1 and 2 threads, both gradients.
+TEST(Gradients, NarrowInputsWhoseDifferenceIsInexactInF64EqualTheOracle) {
+  std::mt19937_64 rng(2302);
+  struct Type {
+    DType t;
+    int bits;            // significand bits
+    int low, high;       // exponents of normal values
+  };
+  const Type types[] = {{DType::f32, 24, -126, 127}, {DType::bf16, 8, -126, 127}, {DType::f16, 11, -14, 15}};
+  for (const Type& type : types) {
+    const auto random_value = [&](int exponent) {
+      const uint64_t significand = (uint64_t{1} << (type.bits - 1)) | (rng() & ((uint64_t{1} << (type.bits - 1)) - 1));
+      const double v = std::ldexp(static_cast<double>(significand), exponent - (type.bits - 1));
+      return rng() % 2 == 0 ? v : -v;
+    };
+    const int64_t n = 1031;  // vectors and a tail
+    std::vector<double> av, bv, gv;
+    int inexact = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const int span = type.high - type.low;
+      const int gap = static_cast<int>(rng() % static_cast<uint64_t>(std::min(60, span) + 1));
+      const int low = type.low + static_cast<int>(rng() % static_cast<uint64_t>(span - gap + 1));
+      // Either input may be the larger one.
+      const bool a_larger = rng() % 2 == 0;
+      const double big = random_value(low + gap), small = random_value(low);
+      av.push_back(a_larger ? big : small);
+      bv.push_back(a_larger ? small : big);
+      gv.push_back(random_value(type.low / 2 + static_cast<int>(rng() % 16)));
+      const double s = av.back() - bv.back();
+      inexact += (s + bv.back() != av.back()) || (av.back() - s != bv.back());
+    }
+    if (type.t != DType::f16) {
+      EXPECT_GT(inexact, 0) << "the case must hold differences that are inexact in f64";
+    }
+    const Shape shape = {n};
+    const Array a = array_of(type.t, shape, av), b = array_of(type.t, shape, bv), g = array_of(type.t, shape, gv);
+    std::vector<gmp::Expected> expected[2];
+    for (int which = 0; which < 2; ++which) {
+      expected[which] = gmp::squared_difference_gradient(a.input(), b.input(), g.input(), {}, which);
+    }
+    for (const int64_t target : targets_to_run()) {
+      const TargetGuard guard(target);
+      for (const int threads : {1, 2}) {
+        Gradients grads{sentinel_array(type.t, shape, dense_layout(shape)), sentinel_array(type.t, shape, dense_layout(shape))};
+        const sqdiff::TensorView va = grads.a.mutable_view(), vb = grads.b.mutable_view();
+        sqdiff::Options options;
+        options.threads = threads;
+        sqdiff::squared_difference_backward(a.view(), b.view(), g.view(), &va, &vb, options);
+        const std::string what = std::string(sqdiff::dtype_name(type.t)) + ", " + std::to_string(inexact) +
+                                 " differences inexact in f64, " + target_text(target) + ", " +
+                                 std::to_string(threads) + " threads";
+        EXPECT_TRUE(output_matches(grads.a, expected[0])) << "grad_a: " << what;
+        EXPECT_TRUE(output_matches(grads.b, expected[1])) << "grad_b: " << what;
+      }
+    }
+  }
+}
+
 // Exact sums that are negative and tiny, in every float type (smallest
 // subnormal 2^u): a term of -2^(u-1) (half the smallest subnormal) with exact
 // zero terms of either sign rounds to -0 (a negative value rounded to zero
