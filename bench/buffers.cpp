@@ -56,6 +56,18 @@ void fill_values(std::byte* dst, sqdiff::DType dtype, std::size_t count, float (
       fill<uint16_t>(dst, count, [value](std::size_t i) { return sqdiff::bfloat16(value(i)).bits(); });
       break;
     case sqdiff::DType::i32: fill<int32_t>(dst, count, int_value); break;
+    // The quantized cases': the same integers modulo 2^8 (every stored value
+    // of the type within a period of 1000), or times 37 modulo 2^16 (spread
+    // over the type's range).
+    case sqdiff::DType::i8:
+      fill<int8_t>(dst, count, [int_value](std::size_t i) { return static_cast<int8_t>(int_value(i)); });
+      break;
+    case sqdiff::DType::u8:
+      fill<uint8_t>(dst, count, [int_value](std::size_t i) { return static_cast<uint8_t>(int_value(i)); });
+      break;
+    case sqdiff::DType::i16:
+      fill<int16_t>(dst, count, [int_value](std::size_t i) { return static_cast<int16_t>(int_value(i) * 37); });
+      break;
     default: throw std::invalid_argument("fill: unsupported dtype");
   }
 }

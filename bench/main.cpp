@@ -24,6 +24,7 @@
 #include "onednn_peer.hpp"
 #include "xnnpack_peer.hpp"
 #include "measure.hpp"
+#include "quantized_cases.hpp"
 #include "reduce_cases.hpp"
 
 #ifndef SQDIFF_BENCH_CXX_FLAGS
@@ -138,6 +139,7 @@ int main(int argc, char** argv) {
   for (const auto& [key, value] : notes) benchmark::AddCustomContext(key, value);
   sqdiff_bench::register_cases();
   sqdiff_bench::register_reduce_cases();
+  sqdiff_bench::register_quantized_cases();
   benchmark::Initialize(&rest_count, rest.data());
   if (benchmark::ReportUnrecognizedArguments(rest_count, rest.data())) return 1;
   benchmark::RunSpecifiedBenchmarks();
