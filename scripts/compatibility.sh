@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Compares sqdiff with the real peers (OpenVINO, ONNX Runtime, NumPy, PyTorch, LiteRT) on the same
-# inputs (issue 15). One command:
+# Compares sqdiff with the real peers (OpenVINO, ONNX Runtime, NumPy, PyTorch, LiteRT, TFLite-Micro)
+# on the same inputs (issues 15 and 25). One command:
 #
 #   scripts/compatibility.sh            regenerate docs/COMPATIBILITY.md and docs/compatibility.json
 #   scripts/compatibility.sh --check    run tests/peers (fails when any classification changed)

@@ -1,9 +1,10 @@
 """sqdiff's agreement with the real peers has not changed.
 
 Reruns every peer of docs/compatibility.json (OpenVINO, ONNX Runtime, NumPy, PyTorch, LiteRT,
-OpenVINO's IR files) on the same inputs and compares each group's classification (identical, or
-how many elements differ in which way, max ulps, what the peer refuses) and the facts the notes
-state (peers/findings.py) with the recorded ones. A failure lists each changed group: a change in
+OpenVINO's IR files, LiteRT's and TFLite-Micro's quantized kernels) on the same inputs and
+compares each group's classification (identical, or how many elements differ in which way, max
+ulps, what the peer refuses) and the facts the notes state (peers/findings.py) with the recorded
+ones. A failure lists each changed group: a change in
 sqdiff, in a peer's version, or in the peer's kernels on another CPU. If the change is intended,
 regenerate with scripts/compatibility.sh and reread the notes of docs/COMPATIBILITY.md
 (peers/notes.py). Three facts the page once got wrong (issue 21) are also checked on their own
@@ -50,7 +51,8 @@ def test_every_peer_is_installed_at_the_recorded_version():
         module = __import__(generate.MODULES[peer])
         now = module.versions()
         for key, value in recorded.items():
-            if "version" in key or key in ("openvino", "onnxruntime", "onnx", "numpy", "torch", "ai-edge-litert"):
+            if "version" in key or key in ("openvino", "onnxruntime", "onnx", "numpy", "torch", "ai-edge-litert",
+                                           "tflite-micro"):
                 assert now.get(key) == value, f"{peer}: {key} is {now.get(key)}, recorded {value}"
 
 

@@ -1,0 +1,128 @@
+"""Quantized .tflite models of SQUARED_DIFFERENCE and SUB (and ADD, which sqdiff cannot run),
+written with the schema classes that ai-edge-litert ships (schema_py_generated), without
+TensorFlow. LiteRT, TFLite-Micro and `sqdiff tflite` read the same bytes.
+
+A model is a list of operators over named tensors; each tensor has a shape, a type and, for
+int8/uint8/int16, a per-tensor (scale, zero point).
+"""
+
+import dataclasses
+
+import flatbuffers
+import numpy as np
+from ai_edge_litert import schema_py_generated as schema
+
+TYPES = {"i8": schema.TensorType.INT8, "u8": schema.TensorType.UINT8, "i16": schema.TensorType.INT16,
+         "f32": schema.TensorType.FLOAT32, "i32": schema.TensorType.INT32}
+NUMPY = {"i8": np.int8, "u8": np.uint8, "i16": np.int16, "f32": np.float32, "i32": np.int32}
+ACTIVATIONS = {"none": schema.ActivationFunctionType.NONE, "relu": schema.ActivationFunctionType.RELU,
+               "relu6": schema.ActivationFunctionType.RELU6,
+               "relu_n1_to_1": schema.ActivationFunctionType.RELU_N1_TO_1}
+OPS = {  # op: (builtin code, options type, options class)
+    "squared_difference": (schema.BuiltinOperator.SQUARED_DIFFERENCE,
+                           schema.BuiltinOptions.SquaredDifferenceOptions, schema.SquaredDifferenceOptionsT),
+    "subtract": (schema.BuiltinOperator.SUB, schema.BuiltinOptions.SubOptions, schema.SubOptionsT),
+    "add": (schema.BuiltinOperator.ADD, schema.BuiltinOptions.AddOptions, schema.AddOptionsT),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Tensor:
+    name: str
+    shape: tuple
+    dtype: str  # a key of TYPES
+    quant: tuple = None  # (scale, zero point), float32 scale
+
+
+@dataclasses.dataclass(frozen=True)
+class Operator:
+    op: str  # a key of OPS
+    inputs: tuple  # tensor names
+    output: str
+    activation: str = "none"  # SUB and ADD
+    pot_scale_int16: bool = True  # SUB on int16: TFLite's option, default true
+
+
+def _version(operator, tensors):
+    """The operator version LiteRT's converter would write (op_version.cc), so that the builtin
+    resolvers, which register a range of versions per op, accept the model."""
+    dtype = tensors[operator.inputs[0]].dtype
+    rank = max(len(tensors[name].shape) for name in (*operator.inputs, operator.output))
+    broadcasts = tensors[operator.inputs[0]].shape != tensors[operator.inputs[1]].shape
+    if operator.op == "squared_difference":
+        return 2 if dtype == "i8" else 1
+    if operator.op == "subtract":
+        if dtype == "i16" and not operator.pot_scale_int16:
+            return 5
+        if broadcasts and rank > 4:
+            return 4
+        return {"i8": 2, "i16": 3}.get(dtype, 1)
+    return {"i8": 2, "i16": 3}.get(dtype, 1)
+
+
+def model(tensors, operators, inputs, outputs, description="sqdiff peers: quantized"):
+    """The .tflite bytes of one subgraph: tensors (a list of Tensor), operators run in order."""
+    by_name = {t.name: t for t in tensors}
+    index = {t.name: i for i, t in enumerate(tensors)}
+    codes = []
+    tensor_objects = []
+    for t in tensors:
+        tensor = schema.TensorT()
+        tensor.shape = list(t.shape)
+        tensor.type = TYPES[t.dtype]
+        tensor.buffer = 0
+        tensor.name = t.name
+        if t.quant is not None:
+            quant = schema.QuantizationParametersT()
+            quant.scale = [float(np.float32(t.quant[0]))]
+            quant.zeroPoint = [int(t.quant[1])]
+            tensor.quantization = quant
+        tensor_objects.append(tensor)
+    operator_objects = []
+    for op in operators:
+        code, options_type, options_class = OPS[op.op]
+        key = (code, _version(op, by_name))
+        if key not in codes:
+            codes.append(key)
+        operator = schema.OperatorT()
+        operator.opcodeIndex = codes.index(key)
+        operator.inputs = [index[name] for name in op.inputs]
+        operator.outputs = [index[op.output]]
+        operator.builtinOptionsType = options_type
+        options = options_class()
+        if op.op in ("subtract", "add"):
+            options.fusedActivationFunction = ACTIVATIONS[op.activation]
+        if op.op == "subtract":
+            options.potScaleInt16 = op.pot_scale_int16
+        operator.builtinOptions = options
+        operator_objects.append(operator)
+    subgraph = schema.SubGraphT()
+    subgraph.tensors = tensor_objects
+    subgraph.inputs = [index[name] for name in inputs]
+    subgraph.outputs = [index[name] for name in outputs]
+    subgraph.operators = operator_objects
+    opcodes = []
+    for code, version in codes:
+        opcode = schema.OperatorCodeT()
+        opcode.builtinCode = code
+        opcode.deprecatedBuiltinCode = min(code, 127)
+        opcode.version = version
+        opcodes.append(opcode)
+    tflite = schema.ModelT()
+    tflite.version = 3
+    tflite.operatorCodes = opcodes
+    tflite.subgraphs = [subgraph]
+    tflite.buffers = [schema.BufferT()]
+    tflite.description = description
+    builder = flatbuffers.Builder(1024)
+    builder.Finish(tflite.Pack(builder), file_identifier=b"TFL3")
+    return bytes(builder.Output())
+
+
+def single_op(op, dtype, shape_a, shape_b, qa, qb, qout, activation="none", pot_scale_int16=True):
+    """out = OP(a, b): the model of one random configuration."""
+    shape_out = tuple(np.broadcast_shapes(tuple(shape_a), tuple(shape_b)))
+    tensors = [Tensor("a", tuple(shape_a), dtype, qa), Tensor("b", tuple(shape_b), dtype, qb),
+               Tensor("out", shape_out, dtype, qout)]
+    operator = Operator(op, ("a", "b"), "out", activation, pot_scale_int16)
+    return model(tensors, [operator], ["a", "b"], ["out"], f"sqdiff peers: quantized {op} {dtype}")
