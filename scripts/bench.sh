@@ -25,6 +25,11 @@
 #                                    build-bench/ and runs bench/python/bench_partials.py with Debian's
 #                                    /usr/bin/python3 and Dask (python3-dask), which writes just its
 #                                    section of docs/PERFORMANCE.md ("Partial sums: ..."), the rest kept
+#   scripts/bench.sh --quantized-only
+#                                    only the quantized ops' cases (quant/, issue 25: i8/u8/i16 subtract and
+#                                    squared difference beside their bound loops and XNNPACK's qs8/qu8
+#                                    subtract); writes just the "Quantized ops" section of the page
+#                                    (scripts/quantized_perf_section.py), the rest is kept
 #   scripts/bench.sh --python        also builds the NumPy binding and runs the Python peers
 #                                    (bench/python/bench_reductions.py: NumPy, PyTorch) twice:
 #                                    with Debian's /usr/bin/python3 (python3-torch) and
@@ -53,6 +58,7 @@ with_python=OFF
 reductions_only=0
 pairwise_only=0
 partials_only=0
+quantized_only=0
 with_peers=0
 extra=()
 while [[ $# -gt 0 ]]; do
@@ -65,8 +71,9 @@ while [[ $# -gt 0 ]]; do
     --reductions-only) reductions_only=1; shift ;;
     --pairwise-only) pairwise_only=1; shift ;;
     --partials-only) partials_only=1; shift ;;
+    --quantized-only) quantized_only=1; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,46p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -79,7 +86,16 @@ if [[ "$reductions_only" == 1 && "$pairwise_only" == 1 ]]; then
   echo "bench.sh: --reductions-only and --pairwise-only do not go together (each writes its own section)" >&2
   exit 2
 fi
-if [[ "$reductions_only" == 1 ]]; then
+if [[ "$quantized_only" == 1 ]]; then
+  if [[ "$reductions_only" == 1 || "$pairwise_only" == 1 || "$partials_only" == 1 || "$with_peers" == 1 ||
+        -n "$filter" || "$with_python" == ON ]]; then
+    echo "bench.sh: --quantized-only goes alone (it writes its own section)" >&2
+    exit 2
+  fi
+  filter='^quant/'
+  results="$build_dir/bench-quantized.json"
+  with_python=ON  # LiteRT's kernels are timed from Python, beside sqdiff's binding
+elif [[ "$reductions_only" == 1 ]]; then
   [[ -z "$filter" ]] || { echo "bench.sh: --reductions-only and --filter do not go together" >&2; exit 2; }
   [[ "$with_peers" == 0 ]] || { echo "bench.sh: --peers needs the whole run, not --reductions-only" >&2; exit 2; }
   # Every reduce/ kind but pairwise, named (the benchmark's filter has no negative look-ahead).
@@ -141,10 +157,12 @@ if [[ "$reductions_only" == 1 ]]; then
   command_text+=" --reductions-only"
 elif [[ "$pairwise_only" == 1 ]]; then
   command_text+=" --pairwise-only"
+elif [[ "$quantized_only" == 1 ]]; then
+  command_text+=" --quantized-only"
 elif [[ -n "$filter" ]]; then
   command_text+=" --filter '$filter'"
 fi
-[[ "$with_python" == ON && "$pairwise_only" == 0 ]] && command_text+=" --python"
+[[ "$with_python" == ON && "$pairwise_only" == 0 && "$quantized_only" == 0 ]] && command_text+=" --python"
 git_rev="$(git describe --always --dirty 2>/dev/null || echo unknown)"
 
 bench_args=(
@@ -166,6 +184,23 @@ start=$SECONDS
 run "$build_dir/bench/sqdiff_bench" "${bench_args[@]}" "${extra[@]}"
 echo "bench.sh: benchmark run took $((SECONDS - start)) s"
 
+if [[ "$quantized_only" == 1 ]]; then
+  # LiteRT (ai-edge-litert, pinned in the compatibility suite's venv, scripts/compatibility.sh) beside
+  # sqdiff's Python call, right after the C++ run.
+  section_args=("$results" --into "$output" --command "$command_text")
+  peers_venv="${SQDIFF_PEERS_VENV:-build-peers/venv}"
+  if "$peers_venv/bin/python" -c "import ai_edge_litert" 2>/dev/null; then
+    litert_results="$build_dir/bench-quantized-litert.json"
+    run env PYTHONPATH="$build_dir/python" "$peers_venv/bin/python" bench/python/bench_quantized.py \
+      --json "$litert_results"
+    section_args+=(--litert "$litert_results")
+  else
+    echo "bench.sh: no $peers_venv with ai-edge-litert (scripts/compatibility.sh makes it): LiteRT not timed" >&2
+  fi
+  run /usr/bin/python3 scripts/quantized_perf_section.py "${section_args[@]}"
+  echo "bench.sh: wrote the quantized section of $output (raw results: $results)"
+  exit 0
+fi
 table_args=("$results" --output "$output")
 [[ "$reductions_only" == 1 ]] && table_args=("$results" --reductions-into "$output")
 [[ "$pairwise_only" == 1 ]] && table_args=("$results" --pairwise-into "$output")

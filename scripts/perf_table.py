@@ -1025,6 +1025,20 @@ def kept_peer_speed_section(path):
     return page[start:page.index(end) + len(end)] + "\n"
 
 
+def kept_quantized_section(path):
+    """The quantized ops' section (scripts/quantized_perf_section.py writes it from a run of the quant/
+    cases alone), carried over from the page being replaced, markers included."""
+    begin, end = "<!-- quantized:begin -->", "<!-- quantized:end -->"
+    try:
+        with open(path, encoding="utf-8") as f:
+            page = f.read()
+    except OSError:
+        return ""
+    if begin not in page or end not in page:
+        return ""
+    return page[page.index(begin):page.index(end) + len(end)] + "\n\n"
+
+
 def main():
     args = parse_args()
     ctx, rows = load(args.results)
@@ -1116,6 +1130,9 @@ def main():
     section = pairwise_section(ctx, rows, args.pairwise_python, separate_run=False)
     if section:
         out.append(section)
+    quantized = kept_quantized_section(args.output)
+    if quantized:
+        out.append(quantized)
     out.append(METHOD)
     out.append("## Reading the raw output\n")
     out.append("`build-bench/bench-results.json` (written by `scripts/bench.sh`) holds every counter: `r_bound`, "
