@@ -3,7 +3,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "api/bounded_state.hpp"
 #include "dtype_kind.hpp"
+#include "kernels/reduce_table.hpp"
+#include "reduce/bounded_sum.hpp"
 #include "sqdiff/bfloat16.hpp"
 #include "sqdiff/float16.hpp"
 #include "sqdiff/bounded_partial_sums.hpp"
@@ -103,6 +106,12 @@ void ChunkSquares::add_finite_pairs(std::vector<uint64_t>& total, const void* a,
     default: add_chunk(total, a, a_strides, b, b_strides, shape); return;  // integers are always finite
   }
   add_chunk(total, a_pairs_.data(), {1}, b_pairs_.data(), {1}, {kept});
+}
+
+void ChunkSquares::add_fused_squares(std::vector<uint64_t>& total, const detail::SquareSums& sums) {
+  // Double precision: compare rounds its sums into f64.
+  detail::store_bounded_state(detail::bounded_of(sums, true, detail::kChain), dtype_, scratch_.data());
+  combine(total, scratch_);
 }
 
 void ChunkSquares::combine(std::vector<uint64_t>& into, const std::vector<uint64_t>& from) const {

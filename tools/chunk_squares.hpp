@@ -5,7 +5,9 @@
 // error bounds, bounded_partial_sums.hpp), which finish() rounds when the
 // bound decides; when it does not (rare: a sum on a rounding boundary), the
 // caller sums the chunks again with exact states (`exact`: the library's
-// exact partial states, which integer inputs always use).
+// exact partial states, which integer inputs always use). Contiguous float32
+// chunks of finite pairs are summed by the statistics' pass itself
+// (difference_stats_and_squares), and their sums join the totals here.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +16,10 @@
 
 #include "sqdiff/broadcast.hpp"
 #include "sqdiff/dtype.hpp"
+
+namespace sqdiff::detail {
+struct SquareSums;
+}
 
 namespace sqdiff::tools {
 
@@ -31,6 +37,10 @@ class ChunkSquares {
   // others are skipped; called for the few chunks that hold a NaN or an inf).
   void add_finite_pairs(std::vector<uint64_t>& total, const void* a, const sqdiff::Shape& a_strides, const void* b,
                         const sqdiff::Shape& b_strides, const sqdiff::Shape& shape);
+  // total += a float32 chunk's sum as the fused pass over its statistics
+  // made it (difference_stats_and_squares), bounded as SquareRowDouble's
+  // sums are. Bounded totals only.
+  void add_fused_squares(std::vector<uint64_t>& total, const sqdiff::detail::SquareSums& sums);
   // into += from (totals of other chunks).
   void combine(std::vector<uint64_t>& into, const std::vector<uint64_t>& from) const;
   // The sum, or the mean over `count` pairs, rounded once to f64; nullopt

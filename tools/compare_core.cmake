@@ -14,6 +14,9 @@ if(NOT TARGET sqdiff_compare_core)
     ${CMAKE_CURRENT_LIST_DIR}/tensor_comparison.cpp
   )
   target_include_directories(sqdiff_compare_core PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+  # The fused float32 pass (difference_stats.cpp, chunk_squares.cpp) calls the
+  # library's kernel and bounded-state internals: the library is static.
+  target_include_directories(sqdiff_compare_core PRIVATE ${PROJECT_SOURCE_DIR}/src)
   target_link_libraries(sqdiff_compare_core PUBLIC sqdiff::sqdiff PRIVATE sqdiff_warnings)
   # The module is a shared object: position-independent code.
   set_target_properties(sqdiff_compare_core PROPERTIES POSITION_INDEPENDENT_CODE ON)

@@ -16,6 +16,10 @@
 #include "sqdiff/broadcast.hpp"
 #include "sqdiff/dtype.hpp"
 
+namespace sqdiff::detail {
+struct SquareSums;
+}
+
 namespace sqdiff::tools {
 
 // NumPy's allclose rule per pair: |a - b| <= atol + rtol * |b|, where both are
@@ -82,5 +86,16 @@ struct DifferenceStats {
 DifferenceStats difference_stats(sqdiff::DType dtype, const void* a, const sqdiff::Shape& a_strides, const void* b,
                                  const sqdiff::Shape& b_strides, const sqdiff::Shape& shape, int64_t first,
                                  const Tolerance& tolerance);
+
+// difference_stats, and the chunk's sum of (a - b)^2 added to `squares` in
+// the same pass over the pairs (kernels/fused_compare.hpp) when it can: a
+// float32 chunk whose rows are contiguous in both inputs and whose pairs are
+// all finite, the common case, where the two passes had read every pair
+// twice. Returns whether it did; when not, the statistics are still whole
+// but `squares` holds garbage, and the caller sums the chunk apart.
+bool difference_stats_and_squares(sqdiff::DType dtype, const void* a, const sqdiff::Shape& a_strides, const void* b,
+                                  const sqdiff::Shape& b_strides, const sqdiff::Shape& shape, int64_t first,
+                                  const Tolerance& tolerance, DifferenceStats& stats,
+                                  sqdiff::detail::SquareSums& squares);
 
 }  // namespace sqdiff::tools

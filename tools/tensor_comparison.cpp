@@ -15,6 +15,7 @@
 #include "chunk_plan.hpp"
 #include "chunk_squares.hpp"
 #include "dtype_kind.hpp"
+#include "kernels/reduce_table.hpp"
 #include "sqdiff/error.hpp"
 
 namespace sqdiff::tools {
@@ -95,9 +96,23 @@ TensorComparison compare_tensors(const AlignedPair& pair, const CompareOptions& 
           }
           const void* a = element(pair.a, oa, item);
           const void* b = element(pair.b, ob, item);
-          const DifferenceStats stats =
-              difference_stats(dtype, a, a_tail, b, b_tail, chunk.shape, chunk.first, tolerance);
-          if (stats.finite_pairs == chunk.elements) {
+          DifferenceStats stats;
+          detail::SquareSums fused;
+          bool summed = false;
+          if (!exact && dtype == DType::f32) {
+            summed = difference_stats_and_squares(dtype, a, a_tail, b, b_tail, chunk.shape, chunk.first, tolerance,
+                                                  stats, fused);
+          } else {
+            stats = difference_stats(dtype, a, a_tail, b, b_tail, chunk.shape, chunk.first, tolerance);
+          }
+          if (summed) {
+            // Contiguous float32 pairs, all finite: the statistics' pass
+            // summed the squares too, and that sum serves both totals.
+            std::vector<uint64_t> chunk_total = squares.empty_total();
+            squares.add_fused_squares(chunk_total, fused);
+            squares.combine(mine.all, chunk_total);
+            squares.combine(mine.finite, chunk_total);
+          } else if (stats.finite_pairs == chunk.elements) {
             // Every pair finite (always so for integers): one sum serves both totals.
             std::vector<uint64_t> chunk_total = squares.empty_total();
             squares.add_chunk(chunk_total, a, a_tail, b, b_tail, chunk.shape);

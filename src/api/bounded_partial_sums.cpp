@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "api/bounded_state.hpp"
 #include "api/state_arguments.hpp"
 #include "reduce/bounded_sum.hpp"
 #include "reduce/element_access.hpp"
@@ -35,13 +36,6 @@ constexpr uint64_t kVersion = 1;
 
 uint64_t tag_of(DType input, uint32_t flags) {
   return kMagic << 40 | kVersion << 32 | static_cast<uint64_t>(input) << 8 | flags;
-}
-
-void store(const BoundedSum& sum, DType input, uint64_t* to) {
-  to[0] = std::bit_cast<uint64_t>(sum.value.hi);
-  to[1] = std::bit_cast<uint64_t>(sum.value.lo);
-  to[2] = std::bit_cast<uint64_t>(sum.value.error);
-  to[3] = tag_of(input, sum.flags);
 }
 
 [[noreturn]] void refuse_state(const char* op, const char* name, int64_t index, const std::string& what) {
@@ -116,7 +110,9 @@ void bounded_partial_sum_squared_difference(const ConstTensorView& a, const Cons
   detail::ReduceCall call = detail::validate_partial_reduction(op, a, b, states, kBoundedPartialSumWords, options);
   call.output = out;
   const std::vector<BoundedSum> sums = detail::execute_bounded_partial_reduction(call);
-  for (std::size_t i = 0; i < sums.size(); ++i) store(sums[i], a.dtype, states + i * kBoundedPartialSumWords);
+  for (std::size_t i = 0; i < sums.size(); ++i) {
+    detail::store_bounded_state(sums[i], a.dtype, states + i * kBoundedPartialSumWords);
+  }
 }
 
 void combine_bounded_partial_sums(DType input, uint64_t* into, const uint64_t* from, int64_t outputs) {
@@ -130,7 +126,7 @@ void combine_bounded_partial_sums(DType input, uint64_t* into, const uint64_t* f
   for (int64_t i = 0; i < outputs; ++i) {
     const BoundedSum sum = detail::add_bounded(checked_state(op, "into's state", input, into, i),
                                                checked_state(op, "from's state", input, from, i));
-    store(sum, input, into + static_cast<std::size_t>(i) * kBoundedPartialSumWords);
+    detail::store_bounded_state(sum, input, into + static_cast<std::size_t>(i) * kBoundedPartialSumWords);
   }
 }
 
@@ -159,4 +155,14 @@ int64_t finish_bounded_partial_sums(DType input, const uint64_t* states, int64_t
   return left;
 }
 
+namespace detail {
+
+void store_bounded_state(const BoundedSum& sum, DType input, uint64_t* to) {
+  to[0] = std::bit_cast<uint64_t>(sum.value.hi);
+  to[1] = std::bit_cast<uint64_t>(sum.value.lo);
+  to[2] = std::bit_cast<uint64_t>(sum.value.error);
+  to[3] = tag_of(input, sum.flags);
+}
+
+}  // namespace detail
 }  // namespace sqdiff

@@ -374,6 +374,38 @@ class CompareTest(CompareTestCase):
                     self.assertAlmostEqual(got["sum_of_squares"], numpy_sum, delta=1e-12 * numpy_sum)
                     self.assertEqual(got["max_abs_diff"], float(np.abs(d).max()))
 
+    def test_float32_rows_through_the_fused_pass(self):
+        """Contiguous float32 rows take statistics and sums in one pass (kernels/fused_compare.hpp)
+        while every block of 256 pairs is finite: against the Fraction oracle, with a NaN or an inf
+        in a late block (the chunk falls back to the separate passes), subnormals, differences
+        beyond f32's range, ties of the largest |a - b| across blocks, and a sum exactly halfway
+        between two doubles (the bound cannot decide it: the exact pass must)."""
+        rng = np.random.default_rng(230)
+        a = (rng.standard_normal((3, 700)) * 2.0 ** rng.integers(-30, 30, (3, 700))).astype(np.float32)
+        b = (a * (1 + rng.standard_normal(a.shape) * 1e-4)).astype(np.float32)
+        a[0, 5] = np.float32(1e-45)  # subnormal
+        a[0, 6], b[0, 6] = np.finfo(np.float32).max, -np.finfo(np.float32).max
+        for row, column in ((1, 300), (1, 600)):  # ties of the largest |a - b|: the first, [0, 6], is reported
+            a[row, column], b[row, column] = np.finfo(np.float32).max, -np.finfo(np.float32).max
+        a[2, 10], b[2, 10], a[2, 650], b[2, 650] = 8.0, 0.0, 8.0, 0.0
+        cases = {"mixed": (a, b)}
+        nan_late = (a.copy(), b.copy())
+        nan_late[0][2, 530] = np.nan
+        cases["nan late"] = nan_late
+        halfway_a = np.zeros((2, 600), dtype=np.float32)
+        halfway_a[0, 0] = 1.0
+        halfway_a[1, 300] = halfway_a[1, 599] = 2.0 ** -27  # 1 + 2 * 2^-54: halfway between doubles
+        cases["halfway"] = (halfway_a, np.zeros_like(halfway_a))
+        for name, (x, y) in cases.items():
+            for chunk in ("600", "700", "2100", "1000000"):
+                with self.subTest(case=name, chunk=chunk):
+                    got = self.check(x, y, "f32", extra=("--chunk-elements", chunk, "--threads", "2"))
+                    if name == "mixed":
+                        self.assertEqual(got["max_abs_diff_index"], [0, 6])
+                    if name == "halfway":
+                        self.assertEqual(got["sum_of_squares"], 1.0)  # ties to even
+                        self.assertEqual(got["max_abs_diff_index"], [0, 0])
+
     def test_max_ties_report_the_first_position(self):
         a = np.array([[0, 5, 0], [5, 0, 0]], dtype=np.float32)
         b = np.zeros((2, 3), dtype=np.float32)
