@@ -30,6 +30,8 @@ packages=(
   ocl-icd-opencl-dev # OpenCL, which Debian's dnnl-config.cmake requires (libdnnl-dev only recommends it)
   libcli11-dev
   libpugixml-dev
+  libflatbuffers-dev     # flatbuffers/*.h: `sqdiff tflite` reads .tflite files (tools/tflite/)
+  flatbuffers-compiler   # flatc: generates the .tflite reader from tools/tflite/tflite_subset.fbs
   zlib1g-dev     # zlib.h: `sqdiff compare` reads the deflated members of .npz files (numpy.savez_compressed)
   libgmp-dev
   pybind11-dev

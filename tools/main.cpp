@@ -11,6 +11,7 @@
 #include "npy.hpp"
 #include "run_command.hpp"
 #include "shape_command.hpp"
+#include "tflite/tflite_command.hpp"
 #include "sqdiff/sqdiff.hpp"
 
 namespace {
@@ -26,7 +27,7 @@ std::string version_text() {
 
 int main(int argc, char** argv) {
   CLI::App app{"sqdiff: squared difference and subtraction of .npy arrays, their comparison, broadcast shapes, "
-               "OpenVINO IR models",
+               "OpenVINO IR and .tflite models",
                "sqdiff"};
   app.set_version_flag("--version", std::function<std::string()>(version_text),
                        "Print the version and the active SIMD target, then exit");
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
   sqdiff::tools::register_compare_command(app);
   sqdiff::tools::register_shape_command(app);
   sqdiff::tools::register_ir_command(app);
+  sqdiff::tools::register_tflite_command(app);
   sqdiff::tools::install_fatal_signal_handlers();
 
   // The top level takes only flags, so its first other argument names the
@@ -70,7 +72,7 @@ int main(int argc, char** argv) {
       known = known || sub->check_name(arg);
     }
     if (!known) {
-      std::cerr << "sqdiff: error: unknown subcommand \"" << arg << "\" (expected run, compare, shape or ir; see sqdiff --help)"
+      std::cerr << "sqdiff: error: unknown subcommand \"" << arg << "\" (expected run, compare, shape, ir or tflite; see sqdiff --help)"
                 << std::endl;
       return kExitUsage;
     }

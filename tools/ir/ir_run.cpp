@@ -578,21 +578,26 @@ std::string sanitize_file_name(std::string_view name) {
   return out;
 }
 
-std::vector<std::string> unique_file_names(const Model& model, const std::vector<std::size_t>& layers) {
+std::vector<std::string> unique_file_names(const std::vector<std::pair<std::string, int64_t>>& named) {
   std::vector<std::string> names;
   std::set<std::string> used;
   std::map<std::string, int> count;
-  for (const std::size_t i : layers) ++count[sanitize_file_name(model.layers[i].name)];
-  for (const std::size_t i : layers) {
-    const Layer& layer = model.layers[i];
-    std::string base = sanitize_file_name(layer.name);
-    if (count[base] > 1) base += "_" + std::to_string(layer.id);
+  for (const auto& item : named) ++count[sanitize_file_name(item.first)];
+  for (const auto& [given, id] : named) {
+    std::string base = sanitize_file_name(given);
+    if (count[base] > 1) base += "_" + std::to_string(id);
     std::string name = base + ".npy";
     for (int k = 2; used.count(name) != 0; ++k) name = base + "_" + std::to_string(k) + ".npy";
     used.insert(name);
     names.push_back(name);
   }
   return names;
+}
+
+std::vector<std::string> unique_file_names(const Model& model, const std::vector<std::size_t>& layers) {
+  std::vector<std::pair<std::string, int64_t>> named;
+  for (const std::size_t i : layers) named.emplace_back(model.layers[i].name, model.layers[i].id);
+  return unique_file_names(named);
 }
 
 std::vector<std::string> result_file_names(const Model& model, const RunOutput& output) {

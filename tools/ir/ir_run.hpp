@@ -97,6 +97,10 @@ std::string sanitize_file_name(std::string_view name);
 // sanitize alike (or repeat), so that no two layers share a file.
 std::vector<std::string> unique_file_names(const Model& model, const std::vector<std::size_t>& layers);
 
+// The same for any named things, each with an id that tells apart those whose
+// names sanitize alike (`sqdiff tflite` passes tensor names and indices).
+std::vector<std::string> unique_file_names(const std::vector<std::pair<std::string, int64_t>>& named);
+
 // unique_file_names of the Results in `output.results`, in that order.
 std::vector<std::string> result_file_names(const Model& model, const RunOutput& output);
 

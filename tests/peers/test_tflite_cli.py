@@ -1,0 +1,148 @@
+"""`sqdiff tflite` and LiteRT on the same .tflite files (issue 25, item 4).
+
+    sqdiff tflite MODEL.tflite --input a=a.npy --input b=b.npy -o DIR   writes DIR/<output name>.npy
+
+Quantized single-op models of every set of peers/quantized_models.py, a chain (SUB then
+SQUARED_DIFFERENCE through an intermediate tensor) and a model with an ADD, which sqdiff cannot
+run: the program's outputs must be LiteRT's reference kernels' bit for bit (TFLite-Micro's for
+int16 SQUARED_DIFFERENCE, which LiteRT lacks), what sqdiff's Python API gives where LiteRT aborts,
+and where sqdiff refuses a model, a non-zero exit that writes nothing. The program is the one of
+the build whose Python module is imported (BUILD/tools/sqdiff), or $SQDIFF_CLI.
+
+Run by scripts/compatibility.sh --check, in the venv of requirements/peers.txt.
+"""
+
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import sqdiff
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "peers"))
+
+import litert_quantized_peer as peer  # noqa: E402
+import quantized_models  # noqa: E402
+import quantized_tflite as qt  # noqa: E402
+
+MODELS_PER_SET = 12
+
+
+def cli():
+    if os.environ.get("SQDIFF_CLI"):
+        return os.environ["SQDIFF_CLI"]
+    return str(pathlib.Path(sqdiff.__file__).resolve().parents[2] / "tools" / "sqdiff")
+
+
+def sqdiff_tflite(work, model, inputs):
+    """Writes the model and its inputs into work, runs `sqdiff tflite`; (exit code, output, text)."""
+    path = work / "model.tflite"
+    path.write_bytes(model)
+    args = [cli(), "tflite", str(path)]
+    for name, array in inputs.items():
+        np.save(work / f"{name}.npy", array)
+        args += ["--input", f"{name}={work / (name + '.npy')}"]
+    out_dir = work / "out"
+    done = subprocess.run(args + ["-o", str(out_dir)], capture_output=True, text=True, timeout=120)
+    return done.returncode, out_dir, done.stdout + done.stderr
+
+
+def _cases(sets):
+    rng = np.random.default_rng(quantized_models.SEED + 1)
+    out = []
+    for op, dtype, pot, _ in sets:
+        for config in quantized_models.configs(rng, op, dtype, MODELS_PER_SET, pot_scale_int16=pot):
+            out.append((config, *quantized_models.inputs(rng, config)))
+    return out
+
+
+LITERT_CASES = _cases(peer.LITERT_SETS)
+TFLM_CASES = _cases([s for s in peer.TFLM_SETS if s[:2] == ("squared_difference", "i16")])
+
+
+def _check_against(runtime, cases, tmp_path):
+    theirs = peer.run_isolated(runtime, [(peer.model_of(c), a, b) for c, a, b in cases])
+    compared = 0
+    for i, ((config, a, b), result) in enumerate(zip(cases, theirs)):
+        work = tmp_path / str(i)
+        work.mkdir()
+        code, out_dir, text = sqdiff_tflite(work, peer.model_of(config), {"a": a, "b": b})
+        kind, ours = peer.sqdiff_run(config, a, b)
+        if kind == "refused":  # the Python API refuses: so must the program, writing nothing
+            assert code != 0, (config.describe(), text)
+            assert not (out_dir / "out.npy").exists(), config.describe()
+            continue
+        assert code == 0, (config.describe(), text)
+        got = np.load(out_dir / "out.npy")
+        assert got.dtype == ours.dtype and got.shape == ours.shape, config.describe()
+        np.testing.assert_array_equal(got, ours, err_msg=config.describe())
+        if result[0] == "ran":  # where the runtime runs at all (it aborts past SPEC 9's bound)
+            np.testing.assert_array_equal(got, result[1], err_msg=config.describe())
+            compared += 1
+    return compared
+
+
+def test_single_op_models_match_litert_reference_kernels(tmp_path):
+    assert _check_against("litert-reference", LITERT_CASES, tmp_path) > len(LITERT_CASES) // 2
+
+
+def test_int16_squared_difference_matches_tflite_micro(tmp_path):
+    assert _check_against("tflite-micro", TFLM_CASES, tmp_path) > len(TFLM_CASES) // 2
+
+
+def _chain_model():
+    """t = SUB(a, b) with relu, out = SQUARED_DIFFERENCE(t, c): int8, b and c broadcast."""
+    tensors = [qt.Tensor("a", (2, 3, 4), "i8", (0.05, -3)), qt.Tensor("b", (4,), "i8", (0.02, 10)),
+               qt.Tensor("t", (2, 3, 4), "i8", (0.04, 0)), qt.Tensor("c", (3, 1), "i8", (0.03, 5)),
+               qt.Tensor("out", (2, 3, 4), "i8", (0.01, -100))]
+    operators = [qt.Operator("subtract", ("a", "b"), "t", activation="relu"),
+                 qt.Operator("squared_difference", ("t", "c"), "out")]
+    return qt.model(tensors, operators, ["a", "b", "c"], ["out"], "sqdiff peers: chain")
+
+
+def _litert_reference(model, inputs):
+    from ai_edge_litert import interpreter as litert
+    runner = litert.Interpreter(model_content=model, num_threads=1,
+                                experimental_op_resolver_type=litert.OpResolverType.BUILTIN_REF)
+    runner.allocate_tensors()
+    for detail in runner.get_input_details():
+        runner.set_tensor(detail["index"], inputs[detail["name"]])
+    runner.invoke()
+    return {d["name"]: runner.get_tensor(d["index"]).copy() for d in runner.get_output_details()}
+
+
+def test_a_chain_through_an_intermediate_tensor_matches_litert(tmp_path):
+    rng = np.random.default_rng(7)
+    inputs = {"a": rng.integers(-128, 128, (2, 3, 4)).astype(np.int8),
+              "b": rng.integers(-128, 128, (4,)).astype(np.int8),
+              "c": rng.integers(-128, 128, (3, 1)).astype(np.int8)}
+    model = _chain_model()
+    expected = _litert_reference(model, inputs)["out"]
+    assert len(np.unique(expected)) > 5  # not saturated throughout: the chain is exercised
+    code, out_dir, text = sqdiff_tflite(tmp_path, model, inputs)
+    assert code == 0, text
+    assert sorted(p.name for p in out_dir.glob("*.npy")) == ["out.npy"]  # the model's output only
+    got = np.load(out_dir / "out.npy")
+    assert got.dtype == np.int8 and got.shape == (2, 3, 4)
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("position", ["first", "second"])
+def test_a_model_with_an_add_is_refused_naming_it(tmp_path, position):
+    """ADD is not an operator sqdiff runs: the program says so, exits non-zero, writes nothing."""
+    shape, quant = (2, 3), (0.1, 0)
+    tensors = [qt.Tensor(name, shape, "i8", quant) for name in ("a", "b", "t", "out")]
+    add = qt.Operator("add", ("a", "b"), "t")
+    sub = qt.Operator("subtract", ("a", "b"), "t")
+    second = (qt.Operator("add", ("t", "b"), "out") if position == "second"
+              else qt.Operator("squared_difference", ("t", "b"), "out"))
+    model = qt.model(tensors, [sub if position == "second" else add, second], ["a", "b"], ["out"])
+    inputs = {"a": np.arange(6, dtype=np.int8).reshape(shape), "b": np.ones(shape, dtype=np.int8)}
+    assert "out" in _litert_reference(model, inputs)  # a valid model: LiteRT runs it
+    code, out_dir, text = sqdiff_tflite(tmp_path, model, inputs)
+    assert code != 0
+    assert "ADD" in text, text
+    assert not (out_dir / "out.npy").exists()

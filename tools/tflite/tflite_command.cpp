@@ -1,0 +1,173 @@
+#include "tflite/tflite_command.hpp"
+
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli_checks.hpp"
+#include "ir/ir_run.hpp"
+#include "output_directory.hpp"
+#include "tflite/tflite_model.hpp"
+#include "tflite/tflite_run.hpp"
+
+namespace sqdiff::tools {
+namespace {
+
+using namespace sqdiff::tools::tflite;
+
+constexpr std::size_t kValuesShown = 8;
+
+struct TfliteArgs {
+  std::string model;
+  std::vector<std::string> inputs;
+  std::optional<uint64_t> seed;
+  std::string out_dir;
+  int threads = 0;
+};
+
+std::string plural(std::size_t n, const std::string& word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+std::string shape_text(const sqdiff::Shape& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+void run_tflite_command(const TfliteArgs& args) {
+  const Model model = load_model(args.model);
+  std::cout << args.model << ": TFLite schema version " << model.version << ", subgraph 0"
+            << (model.subgraph_name.empty() ? "" : " \"" + model.subgraph_name + "\"") << " of "
+            << model.subgraph_count << ": " << plural(model.tensors.size(), "tensor") << ", "
+            << plural(model.operators.size(), "operator") << '\n';
+
+  // 1. The check: every operator, each SQUARED_DIFFERENCE and SUB in full.
+  const CheckReport report = check_model(model);
+  for (const OpCheck& check : report.ops) {
+    const OperatorInfo& op = model.operators[check.op];
+    std::cout << "operator " << op.index << " " << op.op_name() << ": ";
+    if (!check.supported) {
+      std::cout << "not run by sqdiff tflite (it runs SQUARED_DIFFERENCE and SUB)\n";
+    } else {
+      std::cout << check.summary << (check.summary.empty() ? "" : ": ") << (check.ok() ? "ok" : "wrong") << '\n';
+    }
+  }
+  if (report.ops.empty()) std::cout << "no operators to check\n";
+  std::cout.flush();
+  if (report.problem_count() != 0) {
+    std::size_t failed = 0, checked = 0;
+    for (const OpCheck& check : report.ops) {
+      if (!check.supported) continue;
+      ++checked;
+      if (!check.ok()) ++failed;
+      for (const std::string& problem : check.problems) std::cerr << "sqdiff: error: " << problem << '\n';
+    }
+    for (const std::string& problem : report.graph_problems) std::cerr << "sqdiff: error: " << problem << '\n';
+    throw TfliteError(args.model + ": check failed: " + plural(report.problem_count(), "problem") + " (" +
+                      std::to_string(failed) + " of " + plural(checked, "SQUARED_DIFFERENCE/SUB operator") +
+                      " wrong" + (report.graph_problems.empty() ? "" : ", " + plural(report.graph_problems.size(), "graph problem")) +
+                      ")");
+  }
+  const std::size_t unsupported = report.unsupported_count();
+  std::cout << "check: " << plural(report.ops.size() - unsupported, "operator") << " ok"
+            << (unsupported == 0 ? "" : ", " + std::to_string(unsupported) + " that sqdiff tflite cannot run") << '\n';
+
+  // 2. Running: only when asked for.
+  const bool run = !args.inputs.empty() || args.seed.has_value() || !args.out_dir.empty();
+  if (!run) return;
+  RunOptions options;
+  for (const std::string& item : args.inputs) {
+    const std::size_t eq = item.find('=');
+    options.inputs.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+  }
+  options.seed = args.seed;
+  options.threads = args.threads;
+  // The output directory is checked before the model runs.
+  std::optional<StagedDirectory> staged;
+  if (!args.out_dir.empty()) staged.emplace(args.out_dir);
+  const RunOutput output = run_model(model, report, options);
+
+  // Every file is staged, then the set appears at once (as `sqdiff ir -o`).
+  std::vector<std::string> input_files(output.inputs.size());
+  std::vector<std::string> output_files(output.outputs.size());
+  if (staged) {
+    const std::vector<std::string> input_names = random_input_file_names(model, output);
+    for (std::size_t k = 0, named = 0; k < output.inputs.size(); ++k) {
+      if (!output.inputs[k].random) continue;
+      const std::string relative = "inputs/" + input_names[named++];
+      staged->write(relative, [&](const std::string& path) { ir::write_tensor(path, output.inputs[k].value); });
+      input_files[k] = staged->final_path(relative);
+    }
+    const std::vector<std::string> output_names = output_file_names(model, output);
+    for (std::size_t k = 0; k < output.outputs.size(); ++k) {
+      staged->write(output_names[k], [&](const std::string& path) { ir::write_tensor(path, output.outputs[k].value); });
+      output_files[k] = staged->final_path(output_names[k]);
+    }
+    staged->commit();
+  }
+  for (std::size_t k = 0; k < output.inputs.size(); ++k) {
+    const InputValue& in = output.inputs[k];
+    std::cout << "input " << model.describe_tensor(in.tensor) << ": "
+              << (in.random ? "random" + (input_files[k].empty() ? "" : ", saved as " + input_files[k]) : in.file)
+              << ", " << sqdiff::dtype_name(in.value.dtype) << " " << shape_text(in.value.shape) << ": "
+              << ir::format_values(in.value, kValuesShown) << '\n';
+  }
+  for (std::size_t k = 0; k < output.outputs.size(); ++k) {
+    const OutputValue& out = output.outputs[k];
+    std::cout << "output " << model.describe_tensor(out.tensor) << ": "
+              << (output_files[k].empty() ? "" : output_files[k] + ", ") << sqdiff::dtype_name(out.value.dtype) << " "
+              << shape_text(out.value.shape) << ": " << ir::format_values(out.value, kValuesShown) << '\n';
+  }
+  if (output.outputs.empty()) std::cout << "the model has no outputs: nothing to write\n";
+}
+
+}  // namespace
+
+void register_tflite_command(CLI::App& app) {
+  auto args = std::make_shared<TfliteArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "tflite", "Check a .tflite (LiteRT) model's SQUARED_DIFFERENCE and SUB operators, and run it");
+  sub->add_option("model", args->model, "The .tflite model file")->required();
+  sub->add_option("--input", args->inputs,
+                  "NAME=FILE.npy: data for the model's input tensor called NAME (repeat for each input)")
+      ->allow_extra_args(false)
+      ->check(CLI::Validator(
+          [](std::string& item) -> std::string {
+            const std::size_t eq = item.find('=');
+            if (eq != std::string::npos && eq != 0 && eq + 1 != item.size()) return "";
+            return "value " + item + " is not NAME=FILE.npy (NAME is an input tensor's name)";
+          },
+          "NAME=FILE.npy"));
+  sub->add_option("--random", args->seed,
+                  "Random data for every input without --input, from this seed (same seed, same data)")
+      ->check(fits_in<uint64_t>());
+  sub->add_option("-o,--output-dir", args->out_dir,
+                  "Run the model and write each output as DIR/<tensor name>.npy (random inputs: DIR/inputs/)");
+  sub->add_option("--threads", args->threads, "Threads for the computation (0: the library's default)")
+      ->check(integer_in<int>(0, std::numeric_limits<int>::max()));
+  sub->footer(
+      "Without --input, --random or -o, only the check runs: every SQUARED_DIFFERENCE and SUB\n"
+      "operator of the main subgraph (types FLOAT32, INT32, INT8, UINT8, INT16; NumPy broadcasting;\n"
+      "per-tensor quantization; fused activations NONE, RELU, RELU_N1_TO_1, RELU6 on SUB) and the\n"
+      "graph. A problem is reported with the operator's index and the exit status is 1; other\n"
+      "operators are listed as ones sqdiff tflite cannot run.\n"
+      "\n"
+      "With --input, --random or -o, the model is also run; a model with an operator other than\n"
+      "SQUARED_DIFFERENCE and SUB is refused, naming each (exit status 1). --random draws float32\n"
+      "from a standard normal distribution and integers uniformly over their type's range.\n"
+      "\n"
+      "Examples:\n"
+      "  $ flatc -b tools/tflite/tflite_subset.fbs examples/tflite/sub_int8.json\n"
+      "  $ sqdiff tflite sub_int8.tflite\n"
+      "  $ sqdiff tflite sub_int8.tflite --random 1 -o tflite-out\n"
+      "  $ sqdiff tflite sub_int8.tflite --input a=tflite-out/inputs/a.npy -o tflite-out2\n"
+      "\n"
+      "See docs/tflite.md.");
+  sub->callback([args] { run_tflite_command(*args); });
+}
+
+}  // namespace sqdiff::tools

@@ -1,0 +1,112 @@
+// Reading a .tflite (LiteRT) model: the FlatBuffers Verifier runs over the
+// whole file first, then the main subgraph is copied into the plain structs
+// below, every index, shape and buffer checked on the way. Nothing of the
+// flatbuffer is touched after load_model returns.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sqdiff/dtype.hpp"
+#include "sqdiff/error.hpp"
+#include "sqdiff/quantized.hpp"
+#include "sqdiff/tensor_view.hpp"
+
+namespace sqdiff::tools::tflite {
+
+// Every error of `sqdiff tflite` about the model or the run (exit status 1).
+class TfliteError : public sqdiff::Error {
+ public:
+  using sqdiff::Error::Error;
+};
+
+// LiteRT's BuiltinOperator values sqdiff runs or names.
+constexpr int32_t kBuiltinSub = 41;
+constexpr int32_t kBuiltinSquaredDifference = 99;
+constexpr int32_t kBuiltinCustom = 32;
+
+// LiteRT's ActivationFunctionType values.
+enum class FusedActivation : int8_t { none = 0, relu = 1, relu_n1_to_1 = 2, relu6 = 3, tanh = 4, sign_bit = 5 };
+
+// Limits that keep a hostile file from costing memory or time (the fuzzer
+// passes smaller ones).
+struct ReadLimits {
+  int64_t max_file_bytes = int64_t{1} << 30;
+  int64_t max_tensor_bytes = int64_t{1} << 32;
+};
+
+// Dims of a tensor: sqdiff's planner keeps up to 8 without the heap, and no
+// TFLite kernel of these ops takes more than 6.
+constexpr std::size_t kMaxRank = 8;
+
+struct TensorInfo {
+  std::string name;
+  int32_t type = 0;                    // LiteRT's TensorType value
+  std::optional<sqdiff::DType> dtype;  // set for FLOAT32, INT32, UINT8, INT16, INT8, INT64
+  sqdiff::Shape shape;
+  // Per-tensor quantization (one scale, one zero point); `per_axis` when the
+  // tensor has several scales (quantized_dimension `axis`), which sqdiff refuses.
+  std::optional<sqdiff::QuantParams> quant;
+  bool per_axis = false;
+  int32_t quantized_dimension = 0;
+  std::size_t scale_count = 0;
+  std::string quant_problem;  // a zero point beyond int32, or scale and zero point counts that differ
+  // A constant: its bytes (checked against shape and type), 64-byte aligned.
+  std::shared_ptr<const void> constant;
+  bool has_data = false;  // its buffer holds bytes (a constant, whatever its type)
+  bool is_variable = false;
+};
+
+struct OperatorInfo {
+  std::size_t index = 0;
+  int32_t builtin_code = 0;
+  std::string custom_code;  // for CUSTOM operators
+  std::vector<int32_t> inputs;
+  std::vector<int32_t> outputs;
+  // SUB's options (SubOptions), read when the operator is a SUB.
+  FusedActivation activation = FusedActivation::none;
+  bool pot_scale_int16 = true;
+  // The operator's builtin_options type (LiteRT's BuiltinOptions value; 0 = none).
+  uint8_t options_type = 0;
+
+  bool is_sub() const { return builtin_code == kBuiltinSub; }
+  bool is_squared_difference() const { return builtin_code == kBuiltinSquaredDifference; }
+  // "SUB", "SQUARED_DIFFERENCE", "ADD", "CUSTOM \"MyOp\"", "builtin operator 18 (MUL)".
+  std::string op_name() const;
+  // "operator 2 (SUB)"
+  std::string describe() const;
+};
+
+struct Model {
+  std::string path;
+  uint32_t version = 0;
+  std::string description;
+  std::size_t subgraph_count = 0;
+  std::string subgraph_name;
+  std::vector<TensorInfo> tensors;   // of subgraph 0
+  std::vector<int32_t> inputs;       // subgraph 0's input tensors
+  std::vector<int32_t> outputs;      // subgraph 0's output tensors
+  std::vector<OperatorInfo> operators;
+
+  // "tensor 3 \"out\""
+  std::string describe_tensor(int32_t index) const;
+};
+
+// Reads and checks a .tflite file. Throws TfliteError (or sqdiff::Error for a
+// file that cannot be opened) naming the path and what is wrong.
+Model load_model(const std::string& path, const ReadLimits& limits = {});
+
+// The same from bytes in memory (the fuzzer); `path` names them in messages.
+// Buffers stored outside the flatbuffer (Buffer.offset) are read from `bytes`.
+Model parse_model(const void* bytes, std::size_t size, const std::string& path, const ReadLimits& limits = {});
+
+// LiteRT's name of a TensorType value ("INT8"), or "type 42".
+std::string tensor_type_name(int32_t type);
+// The name of a BuiltinOperator value, for the ones sqdiff names ("SUB"), else "".
+std::string builtin_name(int32_t code);
+
+}  // namespace sqdiff::tools::tflite
