@@ -18,6 +18,7 @@
 #include "hwy/highway.h"
 #include "kernels/reduce_table.hpp"
 #include "kernels/round_f32-inl.h"
+#include "kernels/round_f64-inl.h"
 #include "kernels/widen_f64-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -169,10 +170,19 @@ void SquareRow(const void* a_raw, const void* b_raw, size_t n, SquareSums* sums)
 
 // The square of a - b as p + t: a - b = s + e (TwoSum), s^2 = p + q (FMA), and
 // t = q + 2se (rounded: its error, with the e^2 left out, is below 2^-102 p).
+// TwoSum(a, -b) without the negation: the same roundings (negating is
+// exact), so the same s and e, one instruction fewer per term.
+template <class D>
+HWY_INLINE void TwoDiffV(hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D>& s, hn::Vec<D>& e) {
+  s = hn::Sub(a, b);
+  const auto bv = hn::Sub(s, a);
+  e = hn::Sub(hn::Sub(a, hn::Sub(s, bv)), hn::Add(b, bv));
+}
+
 template <class D>
 HWY_INLINE void SquareTerm(D d, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D>& p, hn::Vec<D>& t, hn::Vec<D>& s) {
   hn::Vec<D> e;
-  TwoSumV<D>(a, hn::Neg(b), s, e);
+  TwoDiffV<D>(a, b, s, e);
   p = hn::Mul(s, s);
   const auto q = FusedMulSub(d, s, s, p);
   t = FusedMulAdd(d, hn::Add(s, s), e, q);
@@ -382,6 +392,121 @@ void Pairwise(const void* x_raw, int64_t xs, size_t m_count, const void* y_raw, 
   }
 }
 
+// ---- Pairwise, one output per lane: few terms, or double-double sums --------
+
+// kM rows of x against kV vectors of one panel of y (reduce_table.hpp's
+// layout): each x element is broadcast and serves kV * N outputs, each y
+// vector kM. No horizontal sums and no tails: a lane is one output.
+template <class Wide, size_t kM, size_t kV>
+HWY_INLINE void LanesTile(const typename Wide::Storage* x, int64_t xs, const double* panel, size_t width,
+                          size_t k_count, double* sums, size_t n_stride) {
+  const hn::ScalableTag<double> d;
+  const size_t N = hn::Lanes(d);
+  hn::Vec<decltype(d)> acc[kM][kV];
+  for (size_t m = 0; m < kM; ++m) {
+    for (size_t v = 0; v < kV; ++v) acc[m][v] = hn::Zero(d);
+  }
+  for (size_t k = 0; k < k_count; ++k) {
+    hn::Vec<decltype(d)> yv[kV];
+    for (size_t v = 0; v < kV; ++v) yv[v] = hn::LoadU(d, panel + k * width + v * N);
+    for (size_t m = 0; m < kM; ++m) {
+      const auto xv = hn::Set(d, Wide::Scalar(x + static_cast<int64_t>(m) * xs + static_cast<int64_t>(k)));
+      for (size_t v = 0; v < kV; ++v) {
+        const auto diff = hn::Sub(xv, yv[v]);
+        acc[m][v] = FusedMulAdd(d, diff, diff, acc[m][v]);
+      }
+    }
+  }
+  for (size_t m = 0; m < kM; ++m) {
+    for (size_t v = 0; v < kV; ++v) hn::StoreU(acc[m][v], d, sums + m * n_stride + v * N);
+  }
+}
+
+// The double-double tile: per lane h + l, each term's square exact to 2^-102
+// (SquareTerm) and added to h by TwoSum, its error and the square's low part
+// to l, as SquareRowDouble does in each of its lanes.
+template <class Wide, size_t kM, size_t kV>
+HWY_INLINE void LanesTileDouble(const typename Wide::Storage* x, int64_t xs, const double* panel, size_t width,
+                                size_t k_count, double* hi, double* lo, size_t n_stride) {
+  using D = hn::ScalableTag<double>;
+  const D d;
+  const size_t N = hn::Lanes(d);
+  hn::Vec<D> h[kM][kV], l[kM][kV];
+  for (size_t m = 0; m < kM; ++m) {
+    for (size_t v = 0; v < kV; ++v) h[m][v] = l[m][v] = hn::Zero(d);
+  }
+  for (size_t k = 0; k < k_count; ++k) {
+    hn::Vec<D> yv[kV];
+    for (size_t v = 0; v < kV; ++v) yv[v] = hn::LoadU(d, panel + k * width + v * N);
+    for (size_t m = 0; m < kM; ++m) {
+      const auto xv = hn::Set(d, Wide::Scalar(x + static_cast<int64_t>(m) * xs + static_cast<int64_t>(k)));
+      for (size_t v = 0; v < kV; ++v) {
+        hn::Vec<D> p, t, s, e;
+        SquareTerm(d, xv, yv[v], p, t, s);
+        TwoSumV<D>(h[m][v], p, h[m][v], e);
+        l[m][v] = hn::Add(l[m][v], hn::Add(e, t));
+      }
+    }
+  }
+  for (size_t m = 0; m < kM; ++m) {
+    for (size_t v = 0; v < kV; ++v) {
+      hn::StoreU(h[m][v], d, hi + m * n_stride + v * N);
+      hn::StoreU(l[m][v], d, lo + m * n_stride + v * N);
+    }
+  }
+}
+
+// The register blocks: kPairRows rows (4 with 32 vector registers, 2 with
+// 16) by a whole panel of kPanelVectors vectors for the FMA chains; half a
+// panel for the double-double ones, which hold two registers per vector of
+// outputs.
+template <class Wide>
+void PairwiseLanes(const void* x_raw, int64_t xs, size_t m_count, const double* panels, size_t panel_count,
+                   size_t k_count, double* sums) {
+  using S = typename Wide::Storage;
+  const S* x = static_cast<const S*>(x_raw);
+  const size_t width = kPanelVectors * hn::Lanes(hn::ScalableTag<double>());
+  const size_t n_stride = panel_count * width;
+  for (size_t p = 0; p < panel_count; ++p) {
+    const double* panel = panels + p * k_count * width;
+    size_t m = 0;
+    for (; m + kPairRows <= m_count; m += kPairRows) {
+      LanesTile<Wide, kPairRows, kPanelVectors>(x + static_cast<int64_t>(m) * xs, xs, panel, width, k_count,
+                                                sums + m * n_stride + p * width, n_stride);
+    }
+    for (; m < m_count; ++m) {
+      LanesTile<Wide, 1, kPanelVectors>(x + static_cast<int64_t>(m) * xs, xs, panel, width, k_count,
+                                        sums + m * n_stride + p * width, n_stride);
+    }
+  }
+}
+
+template <class Wide>
+void PairwiseLanesDouble(const void* x_raw, int64_t xs, size_t m_count, const double* panels, size_t panel_count,
+                         size_t k_count, double* hi, double* lo) {
+  using S = typename Wide::Storage;
+  const S* x = static_cast<const S*>(x_raw);
+  const size_t N = hn::Lanes(hn::ScalableTag<double>());
+  const size_t width = kPanelVectors * N;
+  const size_t n_stride = panel_count * width;
+  constexpr size_t kHalf = kPanelVectors / 2;
+  for (size_t p = 0; p < panel_count; ++p) {
+    for (size_t half = 0; half < 2; ++half) {
+      const double* panel = panels + p * k_count * width + half * kHalf * N;
+      const size_t column = p * width + half * kHalf * N;
+      size_t m = 0;
+      for (; m + kPairRows <= m_count; m += kPairRows) {
+        LanesTileDouble<Wide, kPairRows, kHalf>(x + static_cast<int64_t>(m) * xs, xs, panel, width, k_count,
+                                                hi + m * n_stride + column, lo + m * n_stride + column, n_stride);
+      }
+      for (; m < m_count; ++m) {
+        LanesTileDouble<Wide, 1, kHalf>(x + static_cast<int64_t>(m) * xs, xs, panel, width, k_count,
+                                        hi + m * n_stride + column, lo + m * n_stride + column, n_stride);
+      }
+    }
+  }
+}
+
 // ---- The table ----------------------------------------------------------------
 
 template <class Wide>
@@ -400,6 +525,8 @@ constexpr SquareKernels MakeSquareKernels() {
   k.column_double[1] = &SquareColumnsDouble<Wide, Operands::vs>;
   k.column_double[2] = &SquareColumnsDouble<Wide, Operands::sv>;
   k.pairwise = &Pairwise<Wide>;
+  k.pairwise_lanes = &PairwiseLanes<Wide>;
+  k.pairwise_lanes_double = &PairwiseLanesDouble<Wide>;
   k.lanes = hn::MaxLanes(hn::ScalableTag<double>());
   return k;
 }
@@ -412,6 +539,7 @@ constexpr ReduceKernelTable MakeReduceKernelTable() {
   table.squares[2] = MakeSquareKernels<WideF32>();
   table.squares[3] = MakeSquareKernels<WideF64>();
   table.round_to_f32 = &RoundSumsToF32;
+  table.round_to_f64 = &RoundSumsToF64;
   return table;
 }
 

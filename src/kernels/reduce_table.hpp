@@ -54,12 +54,37 @@ using SquareColumnDoubleKernel = void (*)(const void* a, const void* b, std::siz
 using PairwiseKernel = void (*)(const void* x, int64_t x_row_stride, std::size_t m_count, const void* y,
                                 int64_t y_row_stride, std::size_t n_count, std::size_t k_count, double* sums);
 
+// The pairwise layout for few terms per output (K up to kChain) and for f64
+// outputs: one output per f64 lane instead of K across the lanes. y is
+// packed transposed into panels of kPanelVectors vectors of outputs: panel p
+// holds yt[(p * k_count + k) * width + w] = y[p * width + w][k] as doubles
+// (width = kPanelVectors * lanes, `lanes` below: the x86 and fixed-width
+// targets' vectors are always that wide; rows past n_count are zeros), and
+// row m of the sums is panels * width doubles.
+inline constexpr std::size_t kPanelVectors = 4;
+
+// sums[m * n_stride + n] = sum over k < k_count of (x[m][k] - y[n][k])^2, one
+// f64 FMA chain of k_count (at most kChain) terms per lane: the single
+// precision bound of the blocked kernel holds. n_stride = panels * width.
+using PairwiseLanesKernel = void (*)(const void* x, int64_t x_row_stride, std::size_t m_count, const double* panels,
+                                     std::size_t panel_count, std::size_t k_count, double* sums);
+
+// The same sums in double-double lanes (hi + lo, exact-product terms as the
+// double-precision rows'): k_count terms per lane, bounded by bound_double
+// with chain k_count (reduce/square_bounds.hpp). f64 inputs must lie within
+// the fast bound's range (the caller checks: these kernels do not flag).
+using PairwiseLanesDoubleKernel = void (*)(const void* x, int64_t x_row_stride, std::size_t m_count,
+                                           const double* panels, std::size_t panel_count, std::size_t k_count,
+                                           double* hi, double* lo);
+
 struct SquareKernels {
   SquareRowKernel row[kOperandKinds];
   SquareRowKernel row_double[kOperandKinds];
   SquareColumnKernel column[kOperandKinds];
   SquareColumnDoubleKernel column_double[kOperandKinds];
   PairwiseKernel pairwise;
+  PairwiseLanesKernel pairwise_lanes;
+  PairwiseLanesDoubleKernel pairwise_lanes_double;
   std::size_t lanes;  // f64 lanes of a vector: a pairwise k_count may be up to kChain * lanes
 };
 
@@ -69,10 +94,17 @@ struct SquareKernels {
 using RoundToF32Kernel = std::size_t (*)(const double* sums, std::size_t n, double relative, float* out,
                                          uint32_t* undecided);
 
+// round_double_lanes_to_f64 (reduce/square_bounds.hpp) on n double-double
+// sums hi[i] + lo[i]: out[i] the f64 each decided sum rounds to; returns how
+// many were undecided and writes their indices to `undecided` (room for n).
+using RoundToF64Kernel = std::size_t (*)(const double* hi, const double* lo, std::size_t n, double relative,
+                                         double* out, uint32_t* undecided);
+
 struct ReduceKernelTable {
   int64_t target;
   SquareKernels squares[4];  // f16, bf16, f32, f64
   RoundToF32Kernel round_to_f32;
+  RoundToF64Kernel round_to_f64;
 
   const SquareKernels& for_input(DType dtype) const { return squares[static_cast<int>(dtype)]; }
 };

@@ -47,7 +47,12 @@ HWY_INLINE hn::Vec<D> FusedMulAdd(D d, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> c)
 // a * b - c rounded once (FusedMulAdd's reasons).
 template <class D>
 HWY_INLINE hn::Vec<D> FusedMulSub(D d, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> c) {
+#if HWY_NATIVE_FMA
+  (void)d;
+  return hn::MulSub(a, b, c);  // one instruction, not a negation and an FMA
+#else
   return FusedMulAdd(d, a, b, hn::Neg(c));
+#endif
 }
 
 // Lanes(d) elements of the storage type as f64 lanes.

@@ -403,26 +403,82 @@ void run_columns(const Reduction& r, int threads) {
 
 // The plan [M, N, K] with K reduced and contiguous for both operands, one
 // operand constant along N and the other along M: which operand is x (the one
-// that moves with M).
+// that moves with M), and which kernel sums it.
+enum class PairwiseKind : uint8_t {
+  blocked,       // single precision, K above kChain (up to kChain vectors of f64 lanes): K across the lanes
+  lanes,         // single precision, K up to kChain: one output per lane
+  lanes_double,  // f64 outputs (double-double sums), any K up to kMaxLanesDoubleTerms: one output per lane
+};
+
 struct PairwiseShape {
   int x = 0;  // operand index of x; y is 1 - x
+  PairwiseKind kind = PairwiseKind::blocked;
 };
+
+// Most terms per output of the double-double lanes: the bound's chain term
+// 4 (K + 3)^2 2^-106 stays near 2^-70 of the sum, far below an f64 rounding
+// interval, so that the exact path stays rare.
+constexpr int64_t kMaxLanesDoubleTerms = int64_t{1} << 16;
+// The most outputs per row of x (N, rounded up to whole panels) and packed
+// doubles of y (N x K) the lanes kernels take: 16 MiB of sums per task of
+// f64 outputs, 128 MiB of panels.
+constexpr int64_t kMaxLanesOutputs = int64_t{1} << 16;
+constexpr int64_t kMaxPanelDoubles = int64_t{1} << 24;
 
 std::optional<PairwiseShape> pairwise_shape(const Reduction& r) {
   const auto& dims = r.plan.dims;
-  if (r.double_precision || dims.size() != 3 || dims[0].reduced || dims[1].reduced || !dims[2].reduced) return {};
+  if (dims.size() != 3 || dims[0].reduced || dims[1].reduced || !dims[2].reduced) return {};
   if (dims[2].stride[0] != 1 || dims[2].stride[1] != 1) return {};
-  if (dims[2].size > kChain * static_cast<int64_t>(r.kernels.lanes) || dims[2].size < static_cast<int64_t>(r.kernels.lanes)) {
+  const int64_t k = dims[2].size;
+  const auto lanes = static_cast<int64_t>(r.kernels.lanes);
+  // The lanes kernels copy y as doubles and hold a task's rows of sums
+  // (kPairwiseRows x N, two doubles each for f64): bounded, as the tasks
+  // are not split along N.
+  const int64_t panel_width = static_cast<int64_t>(kPanelVectors) * lanes;
+  const int64_t n_stride = (dims[1].size + panel_width - 1) / panel_width * panel_width;
+  const bool lanes_fit = n_stride <= kMaxLanesOutputs && n_stride * k <= kMaxPanelDoubles;
+  PairwiseKind kind;
+  if (k < 1) return {};
+  if (r.double_precision) {
+    if (k > kMaxLanesDoubleTerms || !lanes_fit) return {};
+    kind = PairwiseKind::lanes_double;
+  } else if (k <= kChain && lanes_fit) {
+    // One FMA chain of K terms per lane, within the blocked kernel's bound.
+    // Faster than the blocked kernel wherever it applies (no horizontal sums,
+    // no tails): f32 1024 x 1024 on 1 thread, K = 16: 0.90 ms against 1.99;
+    // K = 64: 2.06 ms against 3.54 (sqdiff_bench, same session).
+    kind = PairwiseKind::lanes;
+  } else if (k >= lanes && k <= kChain * lanes) {
+    kind = PairwiseKind::blocked;
+  } else {
     return {};
   }
   for (int x = 0; x < 2; ++x) {
     const int y = 1 - x;
     if (dims[0].stride[static_cast<std::size_t>(y)] == 0 && dims[1].stride[static_cast<std::size_t>(x)] == 0 &&
         dims[0].stride[static_cast<std::size_t>(x)] != 0 && dims[1].stride[static_cast<std::size_t>(y)] != 0) {
-      return PairwiseShape{x};
+      return PairwiseShape{x, kind};
     }
   }
   return {};
+}
+
+// Whether every f64 element of `rows` rows of k (row_stride apart) is zero or
+// within [2^-428, 2^498) in magnitude: then every difference of two of them is
+// zero or within [2^-480, 2^499), the range where the double-double terms are
+// exact to 2^-102 (what SquareRowDouble's OutOfRange checks term by term;
+// the lanes kernels check their inputs once instead). Not finite: false.
+bool within_double_term_range(const double* p, int64_t row_stride, int64_t rows, int64_t k) {
+  for (int64_t row = 0; row < rows; ++row) {
+    const double* v = p + row * row_stride;
+    bool ok = true;
+    for (int64_t i = 0; i < k; ++i) {
+      const double a = std::fabs(v[i]);
+      ok &= a == 0 || (a >= 0x1p-428 && a < 0x1p498);
+    }
+    if (!ok) return false;
+  }
+  return true;
 }
 
 constexpr std::size_t kPairwiseRows = 16;  // rows of x per task
@@ -430,7 +486,36 @@ constexpr std::size_t kPairwiseRows = 16;  // rows of x per task
 struct PairwiseTask {
   const Reduction* r;
   PairwiseShape shape;
+  // The lanes kernels' y, packed transposed (reduce_table.hpp's panels).
+  const double* panels = nullptr;
+  std::size_t panel_count = 0;
 };
+
+// Writes the rounded outputs of x's row `mm`: `round_row(out)` rounds the
+// row's sums into `out` (dense, element size `size`) and returns how many it
+// left undecided (their indices in `undecided`), which `finish(n)` decides.
+template <class RoundRow, class Finish>
+void write_rounded_row(const Reduction& r, int64_t mm, std::size_t size, std::vector<std::byte>& row,
+                       std::vector<uint32_t>& undecided, const RoundRow& round_row, const Finish& finish) {
+  const auto& dims = r.plan.dims;
+  const auto n_count = static_cast<std::size_t>(dims[1].size);
+  const int64_t row_offset = mm * dims[0].out_stride;
+  const bool dense = dims[1].out_stride == 1;
+  std::byte* out = dense ? r.call.out + row_offset * static_cast<int64_t>(size) : row.data();
+  const std::size_t left = round_row(out);
+  if (!dense) {
+    for (std::size_t n = 0; n < n_count; ++n) {
+      std::memcpy(r.call.out + (row_offset + static_cast<int64_t>(n) * dims[1].out_stride) * static_cast<int64_t>(size),
+                  row.data() + n * size, size);
+    }
+  }
+  for (std::size_t u = 0; u < left; ++u) finish(undecided[u]);
+}
+
+// Whether rows of sums may be rounded in vectors straight into the output.
+bool rounds_rows_directly(const Reduction& r, DType output) {
+  return r.call.output == output && !r.call.mean && r.results == nullptr && r.bounded == nullptr;
+}
 
 void pairwise_rows(void* context, std::size_t begin, std::size_t count) {
   const PairwiseTask& task = *static_cast<const PairwiseTask*>(context);
@@ -442,17 +527,60 @@ void pairwise_rows(void* context, std::size_t begin, std::size_t count) {
   const int64_t xs = dims[0].stride[x];
   const int64_t ys = dims[1].stride[y];
   const auto n_count = static_cast<std::size_t>(dims[1].size);
-  std::vector<double> sums(count * n_count);
-  r.kernels.pairwise(r.at(static_cast<int>(x), static_cast<int64_t>(begin) * xs), xs, count,
-                     r.at(static_cast<int>(y), 0), ys, n_count, static_cast<std::size_t>(dims[2].size), sums.data());
-  const auto finish = [&](std::size_t m, std::size_t n) {
+  const auto k_count = static_cast<std::size_t>(dims[2].size);
+  const std::byte* x_rows = r.at(static_cast<int>(x), static_cast<int64_t>(begin) * xs);
+  const auto finish = [&](std::size_t m, std::size_t n, const SquareSums& sums, int64_t chain) {
     const auto mm = static_cast<int64_t>(begin + m);
     const auto nn = static_cast<int64_t>(n);
     Offsets base = {};
     base[x] = mm * xs;
     base[y] = nn * ys;
-    r.finish(mm * dims[1].size + nn, base, mm * dims[0].out_stride + nn * dims[1].out_stride,
-             SquareSums{sums[m * n_count + n], 0.0, 1, false}, kChain);
+    r.finish(mm * dims[1].size + nn, base, mm * dims[0].out_stride + nn * dims[1].out_stride, sums, chain);
+  };
+  std::vector<uint32_t> undecided(n_count);
+  std::vector<std::byte> row(dims[1].out_stride == 1 ? 0 : n_count * dtype_size(r.call.output));
+
+  if (task.shape.kind == PairwiseKind::lanes_double) {
+    const std::size_t n_stride = task.panel_count * kPanelVectors * r.kernels.lanes;
+    std::vector<double> hi(count * n_stride), lo(count * n_stride);
+    r.kernels.pairwise_lanes_double(x_rows, xs, count, task.panels, task.panel_count, k_count, hi.data(), lo.data());
+    const auto chain = static_cast<int64_t>(k_count);
+    const auto finish_double = [&](std::size_t m, std::size_t n) {
+      finish(m, n, SquareSums{hi[m * n_stride + n], lo[m * n_stride + n], 1, false}, chain);
+    };
+    if (!rounds_rows_directly(r, DType::f64)) {
+      for (std::size_t m = 0; m < count; ++m) {
+        for (std::size_t n = 0; n < n_count; ++n) finish_double(m, n);
+      }
+      return;
+    }
+    const double relative = double_lanes_relative_bound(chain);
+    for (std::size_t m = 0; m < count; ++m) {
+      write_rounded_row(
+          r, static_cast<int64_t>(begin + m), 8, row, undecided,
+          [&](std::byte* out) {
+            return reduce_kernel_table().round_to_f64(hi.data() + m * n_stride, lo.data() + m * n_stride, n_count,
+                                                      relative, reinterpret_cast<double*>(out), undecided.data());
+          },
+          [&](std::size_t n) { finish_double(m, n); });
+    }
+    return;
+  }
+
+  // Single precision: a double per output, from the blocked kernel (rows of
+  // n_count) or the lanes kernel (rows of whole panels).
+  std::size_t n_stride = n_count;
+  std::vector<double> sums;
+  if (task.shape.kind == PairwiseKind::lanes) {
+    n_stride = task.panel_count * kPanelVectors * r.kernels.lanes;
+    sums.resize(count * n_stride);
+    r.kernels.pairwise_lanes(x_rows, xs, count, task.panels, task.panel_count, k_count, sums.data());
+  } else {
+    sums.resize(count * n_stride);
+    r.kernels.pairwise(x_rows, xs, count, r.at(static_cast<int>(y), 0), ys, n_count, k_count, sums.data());
+  }
+  const auto finish_single = [&](std::size_t m, std::size_t n) {
+    finish(m, n, SquareSums{sums[m * n_stride + n], 0.0, 1, false}, kChain);
   };
   // f32 sums written straight to the output are rounded a row at a time in
   // vectors (reduce_kernel_table().round_to_f32): through Reduction::finish,
@@ -460,28 +588,57 @@ void pairwise_rows(void* context, std::size_t begin, std::size_t count) {
   // about 25 ns each, 4-10 times the kernel's time (1024 x 1024, K = 16 and
   // 64). What it leaves undecided, and other outputs, go through finish,
   // which decides with the same bound.
-  if (r.call.output != DType::f32 || r.call.mean || r.results != nullptr || r.bounded != nullptr) {
+  if (!rounds_rows_directly(r, DType::f32)) {
     for (std::size_t m = 0; m < count; ++m) {
-      for (std::size_t n = 0; n < n_count; ++n) finish(m, n);
+      for (std::size_t n = 0; n < n_count; ++n) finish_single(m, n);
     }
     return;
   }
   const double relative = single_block_relative_bound();
-  const bool dense = dims[1].out_stride == 1;
-  std::vector<float> row(dense ? 0 : n_count);
-  std::vector<uint32_t> undecided(n_count);
   for (std::size_t m = 0; m < count; ++m) {
-    const int64_t row_offset = static_cast<int64_t>(begin + m) * dims[0].out_stride;
-    float* out = dense ? reinterpret_cast<float*>(r.call.out + row_offset * 4) : row.data();
-    const std::size_t left =
-        reduce_kernel_table().round_to_f32(sums.data() + m * n_count, n_count, relative, out, undecided.data());
-    if (!dense) {
-      for (std::size_t n = 0; n < n_count; ++n) {
-        std::memcpy(r.call.out + (row_offset + static_cast<int64_t>(n) * dims[1].out_stride) * 4, &row[n], 4);
-      }
-    }
-    for (std::size_t u = 0; u < left; ++u) finish(m, undecided[u]);
+    write_rounded_row(
+        r, static_cast<int64_t>(begin + m), 4, row, undecided,
+        [&](std::byte* out) {
+          return reduce_kernel_table().round_to_f32(sums.data() + m * n_stride, n_count, relative,
+                                                    reinterpret_cast<float*>(out), undecided.data());
+        },
+        [&](std::size_t n) { finish_single(m, n); });
   }
+}
+
+// y of the lanes kernels, packed once per call: panels of kPanelVectors
+// vectors of outputs, K rows each, as doubles (exact), zeros past N.
+std::vector<double> pack_panels(const Reduction& r, const PairwiseShape& shape, std::size_t& panel_count) {
+  const auto& dims = r.plan.dims;
+  const auto y = static_cast<std::size_t>(1 - shape.x);
+  const int64_t ys = dims[1].stride[y];
+  const int64_t n_count = dims[1].size;
+  const int64_t k_count = dims[2].size;
+  const auto width = static_cast<int64_t>(kPanelVectors * r.kernels.lanes);
+  panel_count = static_cast<std::size_t>((n_count + width - 1) / width);
+  std::vector<double> panels(panel_count * static_cast<std::size_t>(k_count * width), 0.0);
+  for (int64_t n = 0; n < n_count; ++n) {
+    const int64_t p = n / width;
+    const int64_t w = n % width;
+    for (int64_t k = 0; k < k_count; ++k) {
+      panels[static_cast<std::size_t>((p * k_count + k) * width + w)] =
+          load_float(r.at(static_cast<int>(y), n * ys + k), r.call.input);
+    }
+  }
+  return panels;
+}
+
+// Whether the double-double lanes can take the call's inputs (f64 ones must
+// lie in the range their terms are exact in; narrower types always do).
+bool lanes_double_take(const Reduction& r, const PairwiseShape& shape) {
+  if (r.call.input != DType::f64) return true;
+  const auto& dims = r.plan.dims;
+  const auto x = static_cast<std::size_t>(shape.x);
+  const auto y = 1 - x;
+  return within_double_term_range(reinterpret_cast<const double*>(r.at(static_cast<int>(x), 0)), dims[0].stride[x],
+                                  dims[0].size, dims[2].size) &&
+         within_double_term_range(reinterpret_cast<const double*>(r.at(static_cast<int>(y), 0)), dims[1].stride[y],
+                                  dims[1].size, dims[2].size);
 }
 
 }  // namespace
@@ -498,8 +655,14 @@ namespace {
 
 void run(const Reduction& r, int threads) {
   if (r.bounded == nullptr) g_outputs.fetch_add(r.call.outputs, std::memory_order_relaxed);
-  if (const auto shape = pairwise_shape(r)) {
+  if (const auto shape = pairwise_shape(r);
+      shape && (shape->kind != PairwiseKind::lanes_double || lanes_double_take(r, *shape))) {
     PairwiseTask task{&r, *shape};
+    std::vector<double> panels;
+    if (shape->kind != PairwiseKind::blocked) {
+      panels = pack_panels(r, *shape, task.panel_count);
+      task.panels = panels.data();
+    }
     parallel_for(threads, static_cast<std::size_t>(r.plan.dims[0].size), kPairwiseRows, &pairwise_rows, &task);
     return;
   }

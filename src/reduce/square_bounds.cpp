@@ -32,6 +32,10 @@ Approximation bound_double(const SquareSums& sums, int64_t chain) {
   return {sums.hi, sums.lo, error * kMargin};
 }
 
+double double_lanes_relative_bound(int64_t chain) {
+  return bound_double(SquareSums{1.0, 0.0, 1, false}, chain).error * (1 + 0x1p-30);
+}
+
 void add_sums(SquareSums& into, const SquareSums& from) {
   const double s = into.hi + from.hi;
   const double bv = s - into.hi;

@@ -4,6 +4,8 @@
 // relative to the sum itself.
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -40,6 +42,30 @@ inline std::optional<uint32_t> round_single_block_to_f32(double s, double relati
 // within 2^-102 of exact, and the low parts' roundings over `chain` terms
 // per lane (kChain for rows, the rows added for columns) and the additions.
 Approximation bound_double(const SquareSums& sums, int64_t chain);
+
+// bound_double's error for one double-double lane of `chain` terms (a sum
+// {hi, lo, additions 1}) relative to |hi| + |lo|, widened by 2^-30 so that its
+// product with any |hi| + |lo| is at least bound_double's error for that sum:
+// for the pairwise lanes kernels, which bound a row of f64 outputs at a time.
+double double_lanes_relative_bound(int64_t chain);
+
+// What round_if_decided(bound_double({hi, lo, 1}, chain), f64) decides, inline,
+// with `relative` = double_lanes_relative_bound(chain): the same interval
+// arithmetic with an error at least as large, so never a result that call
+// would not give (tests/reduce/square_bounds_test.cpp); nullopt also for sums
+// outside [2^-900, 2^1000) in magnitude (the bound's own arithmetic must not
+// underflow, the interval's ends must be finite) and for |lo| >= |hi|.
+inline std::optional<uint64_t> round_double_lanes_to_f64(double hi, double lo, double relative) {
+  constexpr double kUnit = 0x1p-53;
+  const double magnitude = std::fabs(hi);
+  if (!(magnitude >= 0x1p-900 && magnitude < 0x1p1000 && std::fabs(lo) < magnitude)) return std::nullopt;
+  const double error = relative * (magnitude + std::fabs(lo));
+  const double e = 2 * std::max(error, kUnit * std::fabs(lo)) * (1 + 0x1p-40);
+  const double low = hi + (lo - e);
+  const double high = hi + (lo + e);
+  if (!(low == high)) return std::nullopt;
+  return std::bit_cast<uint64_t>(low);
+}
 
 // Adds one kernel sum into another (a double-double addition).
 void add_sums(SquareSums& into, const SquareSums& from);

@@ -85,6 +85,61 @@ TEST_P(RoundKernels, DecideAsTheScalarRoundingDoes) {
   EXPECT_GT(undecided, 1000);
 }
 
+// A double-double sum near an f64 or the midpoint above it (lo within a few
+// units of 2^-106 of hi), or a special.
+void random_double_double(std::mt19937_64& rng, double& hi, double& lo) {
+  switch (rng() % 16) {
+    case 0: hi = 0.0; lo = 0.0; return;
+    case 1: hi = std::numeric_limits<double>::infinity(); lo = 0.0; return;
+    case 2: hi = 1.0; lo = std::nan(""); return;
+    case 3: hi = 0x1p-901; lo = 0.0; return;
+    case 4: hi = 0x1p1001; lo = 0.0; return;
+    case 5: hi = 1.0; lo = std::numeric_limits<double>::infinity(); return;
+    default: break;
+  }
+  hi = std::ldexp(1.0 + static_cast<double>(rng() >> 12) * 0x1p-52, static_cast<int>(rng() % 1800) - 900);
+  const double ulp = std::ldexp(1.0, std::ilogb(hi) - 52);
+  const double near = rng() % 2 == 0 ? ulp / 2 : 0.0;
+  lo = near + ulp * 0x1p-40 * static_cast<double>(static_cast<int64_t>(rng() % 400) - 200);
+}
+
+TEST_P(RoundKernels, DecideF64AsTheScalarRoundingDoes) {
+  TargetGuard guard(GetParam());
+  const auto& table = sqdiff::detail::reduce_kernel_table();
+  ASSERT_EQ(table.target, GetParam());
+  std::mt19937_64 rng(0xF64u + static_cast<uint64_t>(GetParam() % 1013));
+  int64_t decided = 0, undecided = 0;
+  for (const int64_t chain : {int64_t{1}, int64_t{64}, int64_t{1} << 16}) {
+    const double relative = sqdiff::detail::double_lanes_relative_bound(chain);
+    for (std::size_t n = 0; n <= 1100; n += (n < 40 ? 1 : 97)) {
+      std::vector<double> hi(n), lo(n);
+      for (std::size_t i = 0; i < n; ++i) random_double_double(rng, hi[i], lo[i]);
+      std::vector<double> out(n + 4, -1.0);
+      std::vector<uint32_t> left(n + 1);
+      const std::size_t count = table.round_to_f64(hi.data(), lo.data(), n, relative, out.data(), left.data());
+      ASSERT_LE(count, n);
+      std::size_t u = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto want = sqdiff::detail::round_double_lanes_to_f64(hi[i], lo[i], relative);
+        const bool left_here = u < count && left[u] == i;
+        ASSERT_EQ(left_here, !want.has_value())
+            << hwy::TargetName(GetParam()) << " n " << n << " i " << i << " hi " << hi[i] << " lo " << lo[i];
+        if (left_here) {
+          ++u;
+          ++undecided;
+        } else {
+          ASSERT_EQ(std::bit_cast<uint64_t>(out[i]), *want) << hwy::TargetName(GetParam()) << " hi " << hi[i];
+          ++decided;
+        }
+      }
+      ASSERT_EQ(u, count) << "undecided indices out of order or repeated";
+      for (std::size_t i = n; i < n + 4; ++i) ASSERT_EQ(out[i], -1.0) << "wrote past the row";
+    }
+  }
+  EXPECT_GT(decided, 1000);
+  EXPECT_GT(undecided, 1000);
+}
+
 INSTANTIATE_TEST_SUITE_P(Targets, RoundKernels, ::testing::ValuesIn(targets_to_run()),
                          [](const ::testing::TestParamInfo<int64_t>& p) { return std::string(hwy::TargetName(p.param)); });
 

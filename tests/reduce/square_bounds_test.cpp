@@ -16,7 +16,11 @@
 
 namespace {
 
+using sqdiff::detail::bound_double;
 using sqdiff::detail::bound_single;
+using sqdiff::detail::double_lanes_relative_bound;
+using sqdiff::detail::round_double_lanes_to_f64;
+using sqdiff::detail::round_if_decided;
 using sqdiff::detail::round_single_block_to_f32;
 using sqdiff::detail::round_to_f32_if_decided;
 using sqdiff::detail::single_block_relative_bound;
@@ -60,6 +64,47 @@ TEST(SquareBounds, TheInlineF32RoundingDecidesOnlyAsTheGeneralOneDoes) {
     check(s);
   }
   // Most draws are decided, and those within a few ulps of a midpoint are not.
+  EXPECT_GT(decided, 200000);
+  EXPECT_GT(undecided_near_midpoints, 0);
+}
+
+// The same for the pairwise double-double lanes' f64 rounding
+// (round_double_lanes_to_f64) against round_if_decided(bound_double(...)):
+// sums near f64 midpoints (lo near half an ulp of hi), at several chains.
+TEST(SquareBounds, TheInlineF64RoundingDecidesOnlyAsTheGeneralOneDoes) {
+  std::mt19937_64 rng(0x5B64);
+  int64_t decided = 0, undecided_near_midpoints = 0;
+  for (const int64_t chain : {int64_t{1}, int64_t{3}, int64_t{64}, int64_t{256}, int64_t{1} << 16}) {
+    const double relative = double_lanes_relative_bound(chain);
+    const auto check = [&](double hi, double lo) {
+      const auto fast = round_double_lanes_to_f64(hi, lo, relative);
+      const auto general = round_if_decided(bound_double(SquareSums{hi, lo, 1, false}, chain), sqdiff::DType::f64);
+      if (fast) {
+        ASSERT_TRUE(general.has_value()) << "decided where the general rounding does not: " << hi << " + " << lo;
+        ASSERT_EQ(*fast, *general) << hi << " + " << lo;
+        ++decided;
+      }
+    };
+    for (int i = 0; i < 40000; ++i) {
+      const double hi =
+          std::ldexp(1.0 + static_cast<double>(rng() >> 12) * 0x1p-52, static_cast<int>(rng() % 1900) - 950);
+      const double half_ulp = std::ldexp(1.0, std::ilogb(hi) - 53);
+      // lo from the midpoint out past the bound (2^-106 to 2^-70 of hi).
+      const double offset = std::ldexp(static_cast<double>(static_cast<int64_t>(rng() % 200) - 100),
+                                       std::ilogb(hi) - 106 + static_cast<int>(rng() % 36));
+      check(hi, half_ulp + offset);
+      check(hi, -half_ulp + offset);
+      check(hi, offset);
+      if (std::fabs(offset) < half_ulp * 0x1p-60 && !round_double_lanes_to_f64(hi, half_ulp + offset, relative)) {
+        ++undecided_near_midpoints;
+      }
+    }
+    for (const double hi : {0.0, -0.0, std::numeric_limits<double>::infinity(), std::nan(""), 0x1p-1000, 0x1p-900,
+                            0x1p1000, std::numeric_limits<double>::max(), std::numeric_limits<double>::denorm_min()}) {
+      check(hi, 0.0);
+      check(hi, hi * 0x1p-60);
+    }
+  }
   EXPECT_GT(decided, 200000);
   EXPECT_GT(undecided_near_midpoints, 0);
 }

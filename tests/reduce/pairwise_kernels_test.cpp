@@ -1,0 +1,234 @@
+// The pairwise kernels that put one output in each f64 lane (few terms per
+// output, and the double-double sums of f64 outputs) against the library's
+// exact path (set_fast_square_reductions(false), itself held to the GMP
+// oracle by the other tests of this folder): bit for bit, on every SIMD
+// target this CPU has, 1-3 threads, sums and means, every float input type
+// into its own type and f64, K = 1 to a vector's lanes + 1 and beyond, M and N
+// that are not multiples of a tile, and the layouts that select the kernels
+// (x first or y first, gapped rows, strided outputs). Adversarial inputs:
+// near duplicates, sums exactly at a rounding midpoint (the exact fallback
+// must decide them), huge and tiny f64 values (outside the double-double
+// terms' range: the kernels are skipped), NaN and inf.
+#include <gtest/gtest.h>
+
+#include <hwy/targets.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/reduce_table.hpp"
+#include "reduce/fast_squares.hpp"
+#include "simd_target_guard.hpp"
+#include "sqdiff/sqdiff.hpp"
+
+namespace {
+
+using sqdiff::DType;
+using sqdiff::Shape;
+using sqdiff_test::TargetGuard;
+using sqdiff_test::targets_to_run;
+
+enum class Values { ordinary, near_duplicates, specials, huge_and_tiny };
+
+// Stores v in element i of a buffer of `type` (rounded to the type).
+void put(std::vector<unsigned char>& bytes, DType type, int64_t i, double v) {
+  const auto at = static_cast<std::size_t>(i) * sqdiff::dtype_size(type);
+  switch (type) {
+    case DType::f16: {
+      const uint16_t bits = sqdiff::float16(static_cast<float>(v)).bits();
+      std::memcpy(&bytes[at], &bits, 2);
+      break;
+    }
+    case DType::bf16: {
+      const uint16_t bits = sqdiff::bfloat16(static_cast<float>(v)).bits();
+      std::memcpy(&bytes[at], &bits, 2);
+      break;
+    }
+    case DType::f32: {
+      const auto f = static_cast<float>(v);
+      std::memcpy(&bytes[at], &f, 4);
+      break;
+    }
+    default: std::memcpy(&bytes[at], &v, 8);
+  }
+}
+
+// x ([m rows of k], rows x_stride apart) and y ([n rows of k], y_stride apart).
+struct Inputs {
+  std::vector<unsigned char> x, y;
+};
+
+Inputs make_inputs(std::mt19937_64& rng, DType type, Values values, int64_t m, int64_t n, int64_t k,
+                   int64_t x_stride, int64_t y_stride) {
+  Inputs in{std::vector<unsigned char>(static_cast<std::size_t>(m * x_stride) * sqdiff::dtype_size(type) + 8, 0),
+            std::vector<unsigned char>(static_cast<std::size_t>(n * y_stride) * sqdiff::dtype_size(type) + 8, 0)};
+  std::normal_distribution<double> normal;
+  std::vector<double> xs(static_cast<std::size_t>(m * k));
+  for (double& v : xs) v = normal(rng) * std::ldexp(1.0, static_cast<int>(rng() % 8) - 4);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < k; ++j) put(in.x, type, i * x_stride + j, xs[static_cast<std::size_t>(i * k + j)]);
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < k; ++j) {
+      double v = normal(rng) * std::ldexp(1.0, static_cast<int>(rng() % 8) - 4);
+      if (values == Values::near_duplicates || rng() % 8 == 0) {
+        // A row of x plus noise of a few units of the type's last place.
+        const double base = xs[static_cast<std::size_t>((i % m) * k + j)];
+        const double unit = type == DType::f64 ? 0x1p-52 : type == DType::f32 ? 0x1p-23 : 0x1p-7;
+        v = base * (1 + unit * static_cast<double>(static_cast<int>(rng() % 7) - 3));
+      }
+      if (values == Values::specials) {
+        const double specials[] = {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                                   std::nan(""), 0.0, -0.0, 65504.0, 3e38};
+        if (rng() % 5 == 0) v = specials[rng() % 7];
+      }
+      if (values == Values::huge_and_tiny && rng() % 11 == 0) v = rng() % 2 == 0 ? 1e300 : 1e-300;
+      put(in.y, type, i * y_stride + j, v);
+    }
+  }
+  return in;
+}
+
+struct Layout {
+  const char* name;
+  bool y_first;        // y is the first operand ([1,N,K] with [M,1,K])
+  int64_t row_gap;     // extra elements after each row of k
+  bool strided_output; // the output written transposed
+};
+
+// One call on the fast path and on the exact path: the same output bytes.
+void expect_as_exact(DType type, DType out_type, bool mean, int threads, const Layout& layout, const Inputs& in,
+                     int64_t m, int64_t n, int64_t k, const std::string& what) {
+  const int64_t stride = k + layout.row_gap;
+  const sqdiff::ConstTensorView vx{in.x.data(), type, {m, 1, k}, {stride, stride, 1}};
+  const sqdiff::ConstTensorView vy{in.y.data(), type, {1, n, k}, {n * stride, stride, 1}};
+  const std::size_t size = sqdiff::dtype_size(out_type);
+  const Shape out_strides = layout.strided_output ? Shape{1, m} : Shape{};
+  sqdiff::ReduceOptions options;
+  options.axes = Shape{2};
+  options.threads = threads;
+  const auto run = [&](std::vector<unsigned char>& out) {
+    const sqdiff::TensorView vo{out.data(), out_type, {m, n}, out_strides};
+    // y first: the output is [N, M], x moving along the output's second dim.
+    const auto& a = layout.y_first ? vy : vx;
+    const auto& b = layout.y_first ? vx : vy;
+    if (mean) {
+      sqdiff::mean_squared_difference(a, b, vo, options);
+    } else {
+      sqdiff::sum_squared_difference(a, b, vo, options);
+    }
+  };
+  std::vector<unsigned char> fast(static_cast<std::size_t>(m * n) * size, 0xA5), exact(fast.size(), 0x5A);
+  sqdiff::detail::set_fast_square_reductions(true);
+  run(fast);
+  sqdiff::detail::set_fast_square_reductions(false);
+  run(exact);
+  sqdiff::detail::set_fast_square_reductions(true);
+  for (int64_t i = 0; i < m * n; ++i) {
+    const auto at = static_cast<std::size_t>(i) * size;
+    ASSERT_EQ(std::memcmp(&fast[at], &exact[at], size), 0)
+        << what << ", output " << i;
+  }
+}
+
+class PairwiseKernels : public ::testing::TestWithParam<int64_t> {};
+
+TEST_P(PairwiseKernels, EqualTheExactPath) {
+  TargetGuard guard(GetParam());
+  const auto lanes = static_cast<int64_t>(sqdiff::detail::reduce_kernel_table().for_input(DType::f32).lanes);
+  std::vector<int64_t> ks;
+  for (int64_t k = 1; k <= lanes + 1; ++k) ks.push_back(k);
+  for (const int64_t k : {16, 64, 65, 130}) ks.push_back(k);  // the lanes kernels' end, the blocked one's start
+  const Layout layouts[] = {{"x first", false, 0, false}, {"y first, gapped rows", true, 3, false},
+                            {"strided output", false, 1, true}};
+  std::mt19937_64 rng(0x9A1 + static_cast<uint64_t>(GetParam() % 997));
+  const int64_t m = 13, n = 4 * lanes * 2 + 5;  // neither a multiple of a tile
+  for (const DType type : {DType::f16, DType::bf16, DType::f32, DType::f64}) {
+    for (const int64_t k : ks) {
+      for (const Values values : {Values::ordinary, Values::near_duplicates, Values::specials, Values::huge_and_tiny}) {
+        const Layout& layout = layouts[rng() % 3];
+        const Inputs in = make_inputs(rng, type, values, m, n, k, k + layout.row_gap, k + layout.row_gap);
+        for (const DType out_type : {type, DType::f64}) {
+          for (const bool mean : {false, true}) {
+            const int threads = 1 + static_cast<int>(rng() % 3);
+            expect_as_exact(type, out_type, mean, threads, layout, in, m, n, k,
+                            std::string(hwy::TargetName(GetParam())) + ", " +
+                                std::string(sqdiff::dtype_name(type)) + " -> " +
+                                std::string(sqdiff::dtype_name(out_type)) + ", K " + std::to_string(k) + ", values " +
+                                std::to_string(static_cast<int>(values)) + ", " + layout.name +
+                                (mean ? ", mean" : ", sum") + ", " + std::to_string(threads) + " threads");
+            if (HasFatalFailure()) return;
+          }
+        }
+      }
+    }
+  }
+}
+
+// Sums exactly at the midpoint between two outputs (ties to even), and a hair
+// above one: no bound can decide them, so the exact path must, and its result
+// is known. f64: 1 + 2^-54 + 2^-54 = 1 + 2^-53 (rounds to 1); with a term
+// 2^-106 more, up to 1 + 2^-52. f32: 1 + 2^-24 (rounds to 1).
+TEST_P(PairwiseKernels, MidpointsGoToTheExactPath) {
+  TargetGuard guard(GetParam());
+  // Two equal rows of x: a dim of 1 would be dropped from the plan.
+  const int64_t m = 2, n = 21, k = 4;
+  struct Want {
+    DType type;
+    double terms[4];
+    double result;
+  };
+  const Want wants[] = {{DType::f64, {1, 0x1p-27, 0x1p-27, 0}, 1.0},
+                        {DType::f64, {1, 0x1p-27, 0x1p-27, 0x1p-53}, 1 + 0x1p-52},
+                        {DType::f32, {1, 0x1p-12, 0, 0}, 1.0},
+                        {DType::f32, {1, 0x1p-12, 0x1p-30, 0}, 1 + 0x1p-23}};
+  for (const Want& want : wants) {
+    for (int threads : {1, 2}) {
+      std::vector<unsigned char> x(static_cast<std::size_t>(m * k) * 8, 0), y(static_cast<std::size_t>(n * k) * 8, 0);
+      for (int64_t j = 0; j < m * k; ++j) put(x, want.type, j, want.terms[j % k]);  // y is all zeros
+      sqdiff::ReduceOptions options;
+      options.axes = Shape{2};
+      options.threads = threads;
+      std::vector<unsigned char> out(static_cast<std::size_t>(m * n) * 8);
+      const auto before = sqdiff::detail::fast_square_counts();
+      sqdiff::sum_squared_difference({x.data(), want.type, {m, 1, k}}, {y.data(), want.type, {1, n, k}},
+                                     {out.data(), want.type, {m, n}}, options);
+      const auto after = sqdiff::detail::fast_square_counts();
+      EXPECT_EQ(after.exact - before.exact, m * n) << hwy::TargetName(GetParam());
+      for (int64_t i = 0; i < m * n; ++i) {
+        const double got = want.type == DType::f64 ? reinterpret_cast<const double*>(out.data())[i]
+                                                   : static_cast<double>(reinterpret_cast<const float*>(out.data())[i]);
+        ASSERT_EQ(got, want.result) << hwy::TargetName(GetParam()) << " " << sqdiff::dtype_name(want.type)
+                                    << " output " << i;
+      }
+    }
+  }
+}
+
+// On ordinary f64 data the double-double lanes decide nearly every output
+// themselves: the bound (about 2^-90 of the sum at K = 64) is far inside an
+// f64 rounding interval.
+TEST_P(PairwiseKernels, OrdinaryF64RarelyNeedsTheExactPath) {
+  TargetGuard guard(GetParam());
+  std::mt19937_64 rng(0xF64);
+  const int64_t m = 40, n = 50, k = 64;
+  const Inputs in = make_inputs(rng, DType::f64, Values::ordinary, m, n, k, k, k);
+  std::vector<double> out(static_cast<std::size_t>(m * n));
+  sqdiff::ReduceOptions options;
+  options.axes = Shape{2};
+  const auto before = sqdiff::detail::fast_square_counts();
+  sqdiff::sum_squared_difference({in.x.data(), DType::f64, {m, 1, k}}, {in.y.data(), DType::f64, {1, n, k}},
+                                 {out.data(), DType::f64, {m, n}}, options);
+  const auto after = sqdiff::detail::fast_square_counts();
+  EXPECT_LE(after.exact - before.exact, 2) << hwy::TargetName(GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, PairwiseKernels, ::testing::ValuesIn(targets_to_run()),
+                         [](const ::testing::TestParamInfo<int64_t>& p) { return std::string(hwy::TargetName(p.param)); });
+
+}  // namespace
