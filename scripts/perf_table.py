@@ -1010,33 +1010,36 @@ def replace_section(page, section, heading=REDUCE_HEADING):
     return page[:start] + section + "\n" + page[end:]
 
 
-def kept_peer_speed_section(path):
-    """The Python-level peers' section (scripts/peer_speed.sh writes it from a run of its own),
-    carried over from the page being replaced."""
-    begin, end = "<!-- peer-speed:begin -->", "<!-- peer-speed:end -->"
+def page_between(path, begin, end):
+    """(page, index of `begin`, index past `end`) of the page at `path`, or None without both markers."""
     try:
         with open(path, encoding="utf-8") as f:
             page = f.read()
     except OSError:
-        return ""
+        return None
     if begin not in page or end not in page:
+        return None
+    return page, page.index(begin), page.index(end) + len(end)
+
+
+def kept_peer_speed_section(path):
+    """The Python-level peers' section (scripts/peer_speed.sh writes it from a run of its own),
+    carried over from the page being replaced, from its heading."""
+    found = page_between(path, "<!-- peer-speed:begin -->", "<!-- peer-speed:end -->")
+    if found is None:
         return ""
-    start = page.rfind("\n## ", 0, page.index(begin))
-    return page[start:page.index(end) + len(end)] + "\n"
+    page, begin, end = found
+    return page[page.rfind("\n## ", 0, begin):end] + "\n"
 
 
 def kept_quantized_section(path):
     """The quantized ops' section (scripts/quantized_perf_section.py writes it from a run of the quant/
     cases alone), carried over from the page being replaced, markers included."""
-    begin, end = "<!-- quantized:begin -->", "<!-- quantized:end -->"
-    try:
-        with open(path, encoding="utf-8") as f:
-            page = f.read()
-    except OSError:
+    found = page_between(path, "<!-- quantized:begin -->", "<!-- quantized:end -->")
+    if found is None:
         return ""
-    if begin not in page or end not in page:
-        return ""
-    return page[page.index(begin):page.index(end) + len(end)] + "\n\n"
+    page, begin, end = found
+    return page[begin:end] + "\n\n"
 
 
 def main():

@@ -40,6 +40,18 @@ CLI::Validator integer_in(T min, T max) {
       "INT in " + range);
 }
 
+// A validator of "NAME=FILE.npy" (--input of ir and tflite): a non-empty name
+// and file around the first '='; `name_is` says what NAME names, for the message.
+inline CLI::Validator name_equals_file(const std::string& name_is) {
+  return CLI::Validator(
+      [name_is](std::string& item) -> std::string {
+        const std::size_t eq = item.find('=');
+        if (eq != std::string::npos && eq != 0 && eq + 1 != item.size()) return "";
+        return "value " + item + " is not NAME=FILE.npy (NAME is " + name_is + ")";
+      },
+      "NAME=FILE.npy");
+}
+
 // Any decimal integer that fits in T.
 template <typename T>
 CLI::Validator fits_in() {

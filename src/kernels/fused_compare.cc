@@ -12,34 +12,13 @@
 #include <limits>
 
 #include "hwy/highway.h"
+#include "kernels/exact_terms-inl.h"
 #include "kernels/widen_f64-inl.h"
 #include "runtime/fp_environment.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace sqdiff::detail::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-// s + e = a - b exactly (Knuth's TwoSum of a and -b, written as differences:
-// the same s and e, one negation fewer).
-HWY_INLINE void FusedTwoDiff(double a, double b, double& s, double& e) {
-  s = a - b;
-  const double bv = s - a;
-  e = (a - (s - bv)) - (b + bv);
-}
-
-template <class D>
-HWY_INLINE void FusedTwoDiffV(hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D>& s, hn::Vec<D>& e) {
-  s = hn::Sub(a, b);
-  const auto bv = hn::Sub(s, a);
-  e = hn::Sub(hn::Sub(a, hn::Sub(s, bv)), hn::Add(b, bv));
-}
-
-template <class D>
-HWY_INLINE void FusedTwoSumV(hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D>& s, hn::Vec<D>& e) {
-  s = hn::Add(a, b);
-  const auto bv = hn::Sub(s, a);
-  e = hn::Add(hn::Sub(a, hn::Sub(s, bv)), hn::Sub(b, bv));
-}
 
 // One lane's (or the tail's) double-double into the row's sums, as
 // SquareRowDouble's AddBlock does: the bound counts these additions.
@@ -67,13 +46,10 @@ struct FusedLanes {
 template <bool kTolerance, class D>
 HWY_INLINE void FusedPairs(D d, hn::Vec<D> p, hn::Vec<D> q, hn::Vec<D> vatol, hn::Vec<D> vrtol, hn::Vec<D>& h,
                            hn::Vec<D>& l, FusedLanes<D>& acc) {
-  hn::Vec<D> s, e;
-  FusedTwoDiffV<D>(p, q, s, e);
-  const auto pp = hn::Mul(s, s);
-  const auto qq = FusedMulSub(d, s, s, pp);
-  const auto t = FusedMulAdd(d, hn::Add(s, s), e, qq);
+  hn::Vec<D> pp, t, s;
+  SquareTerm(d, p, q, pp, t, s);
   hn::Vec<D> e2;
-  FusedTwoSumV<D>(h, pp, h, e2);
+  TwoSumV<D>(h, pp, h, e2);
   l = hn::Add(l, hn::Add(e2, t));
   const auto zero = hn::Zero(d);
   const auto one = hn::Set(d, 1.0);
@@ -139,15 +115,9 @@ int64_t FusedBlocks(const float* a, const float* b, int64_t n, int64_t block, do
     const bool has_tail = i < m;
     for (; i < m; ++i) {
       const double p = pa[i], q = pb[i];
-      double s, e, e2;
-      FusedTwoDiff(p, q, s, e);
-      const double pp = s * s;
-      const double qq = std::fma(s, s, -pp);
-      const double t = std::fma(s + s, e, qq);
-      const double h = tail_hi + pp;
-      const double bv = h - tail_hi;
-      e2 = (tail_hi - (h - bv)) + (pp - bv);
-      tail_hi = h;
+      double pp, t, s, e2;
+      ScalarSquareTerm(p, q, pp, t, s);
+      TwoSum(tail_hi, pp, tail_hi, e2);
       tail_lo += e2 + t;
       const double magnitude = std::fabs(s);
       tail.differing += s != 0;

@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "hwy/highway.h"
+#include "kernels/false_lanes-inl.h"
 #include "kernels/gradient_table.hpp"
 #include "kernels/half_convert-inl.h"
 #include "kernels/stream_stores-inl.h"
@@ -252,13 +253,7 @@ void DifferenceProductRow(const void* a_raw, const void* b_raw, const void* g_ra
         Out::Store(d, hn::Neg(p), gb + i);
       }
     }
-    if (HWY_UNLIKELY(!hn::AllTrue(d, sure))) {
-      HWY_ALIGN double lanes[hn::MaxLanes(d)];
-      hn::Store(hn::IfThenElseZero(sure, hn::Set(d, 1.0)), d, lanes);
-      for (size_t k = 0; k < N; ++k) {
-        if (lanes[k] == 0) unsure[unsure_count++] = static_cast<uint32_t>(i + k);
-      }
-    }
+    if (HWY_UNLIKELY(!hn::AllTrue(d, sure))) AppendFalseLanes(d, sure, i, unsure, unsure_count);
   }
   for (; i < n; ++i) DifferenceProductElement<Wide, Out>(a, b, g, ga, gb, i, unsure_count, unsure);
 }

@@ -16,6 +16,7 @@
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "kernels/exact_terms-inl.h"
 #include "kernels/reduce_table.hpp"
 #include "kernels/round_f32-inl.h"
 #include "kernels/round_f64-inl.h"
@@ -77,25 +78,12 @@ struct OperandPair {
 // ---- Double-double arithmetic -------------------------------------------------
 
 // Knuth's TwoSum: a + b = s + e exactly.
-HWY_INLINE void TwoSum(double a, double b, double& s, double& e) {
-  s = a + b;
-  const double bv = s - a;
-  e = (a - (s - bv)) + (b - bv);
-}
-
 HWY_INLINE void AddBlock(SquareSums* sums, double block) {
   double s, e;
   TwoSum(sums->hi, block, s, e);
   sums->hi = s;
   sums->lo += e;
   ++sums->additions;
-}
-
-template <class D>
-HWY_INLINE void TwoSumV(hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D>& s, hn::Vec<D>& e) {
-  s = hn::Add(a, b);
-  const auto bv = hn::Sub(s, a);
-  e = hn::Add(hn::Sub(a, hn::Sub(s, bv)), hn::Sub(b, bv));
 }
 
 // f64 lanes whose magnitude leaves the fast bound's range: below 2^-480
@@ -167,34 +155,6 @@ void SquareRow(const void* a_raw, const void* b_raw, size_t n, SquareSums* sums)
 }
 
 // ---- Rows, double precision: exact-product terms in double-double lanes -----
-
-// The square of a - b as p + t: a - b = s + e (TwoSum), s^2 = p + q (FMA), and
-// t = q + 2se (rounded: its error, with the e^2 left out, is below 2^-102 p).
-// TwoSum(a, -b) without the negation: the same roundings (negating is
-// exact), so the same s and e, one instruction fewer per term.
-template <class D>
-HWY_INLINE void TwoDiffV(hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D>& s, hn::Vec<D>& e) {
-  s = hn::Sub(a, b);
-  const auto bv = hn::Sub(s, a);
-  e = hn::Sub(hn::Sub(a, hn::Sub(s, bv)), hn::Add(b, bv));
-}
-
-template <class D>
-HWY_INLINE void SquareTerm(D d, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D>& p, hn::Vec<D>& t, hn::Vec<D>& s) {
-  hn::Vec<D> e;
-  TwoDiffV<D>(a, b, s, e);
-  p = hn::Mul(s, s);
-  const auto q = FusedMulSub(d, s, s, p);
-  t = FusedMulAdd(d, hn::Add(s, s), e, q);
-}
-
-HWY_INLINE void ScalarSquareTerm(double a, double b, double& p, double& t, double& s) {
-  double e;
-  TwoSum(a, -b, s, e);
-  p = s * s;
-  const double q = std::fma(s, s, -p);
-  t = std::fma(s + s, e, q);
-}
 
 template <class Wide, Operands kKind>
 void SquareRowDouble(const void* a_raw, const void* b_raw, size_t n, SquareSums* sums) {

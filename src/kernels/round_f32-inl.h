@@ -16,6 +16,7 @@
 #include <limits>
 
 #include "hwy/highway.h"
+#include "kernels/false_lanes-inl.h"
 #include "kernels/reduce_table.hpp"
 #include "reduce/square_bounds.hpp"
 
@@ -63,13 +64,7 @@ inline std::size_t RoundSumsToF32(const double* sums, std::size_t n, double rela
     const auto clear = hn::And(hn::Gt(hn::Abs(from_below), margin), hn::Gt(hn::Abs(to_above), margin));
     const auto decided = hn::And(hn::And(in_range, between), clear);
     hn::StoreU(candidate, df, out + i);
-    if (HWY_UNLIKELY(!hn::AllTrue(d, decided))) {
-      HWY_ALIGN double lanes[hn::MaxLanes(d)];
-      hn::Store(hn::IfThenElseZero(decided, hn::Set(d, 1.0)), d, lanes);
-      for (std::size_t k = 0; k < N; ++k) {
-        if (lanes[k] == 0) undecided[count++] = static_cast<uint32_t>(i + k);
-      }
-    }
+    if (HWY_UNLIKELY(!hn::AllTrue(d, decided))) AppendFalseLanes(d, decided, i, undecided, count);
   }
   for (; i < n; ++i) {
     if (const std::optional<uint32_t> bits = round_single_block_to_f32(sums[i], relative)) {

@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "hwy/highway.h"
+#include "kernels/false_lanes-inl.h"
 #include "kernels/reduce_table.hpp"
 #include "reduce/square_bounds.hpp"
 
@@ -52,13 +53,7 @@ inline std::size_t RoundSumsToF64(const double* hi, const double* lo, std::size_
     const auto high = hn::Add(h, hn::Add(l, e));
     const auto decided = hn::And(in_range, hn::Eq(low, high));
     hn::StoreU(low, d, out + i);
-    if (HWY_UNLIKELY(!hn::AllTrue(d, decided))) {
-      HWY_ALIGN double lanes[hn::MaxLanes(d)];
-      hn::Store(hn::IfThenElseZero(decided, hn::Set(d, 1.0)), d, lanes);
-      for (std::size_t k = 0; k < N; ++k) {
-        if (lanes[k] == 0) undecided[count++] = static_cast<uint32_t>(i + k);
-      }
-    }
+    if (HWY_UNLIKELY(!hn::AllTrue(d, decided))) AppendFalseLanes(d, decided, i, undecided, count);
   }
   for (; i < n; ++i) {
     if (const std::optional<uint64_t> bits = round_double_lanes_to_f64(hi[i], lo[i], relative)) {

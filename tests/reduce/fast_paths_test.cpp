@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "float_bytes.hpp"
 #include "reduce/fast_squares.hpp"
 #include "reduce/gradient_run.hpp"
 #include "reduce/reduce_call.hpp"
@@ -31,25 +32,7 @@ std::vector<unsigned char> random_floats(std::mt19937_64& rng, DType type, int64
   for (int64_t i = 0; i < n; ++i) {
     double v = normal(rng) * std::ldexp(1.0, static_cast<int>(rng() % 8) - 4);
     if (rng() % 16 == 0) v = 0;
-    const std::size_t at = static_cast<std::size_t>(i) * sqdiff::dtype_size(type);
-    switch (type) {
-      case DType::f16: {
-        const uint16_t bits = sqdiff::float16(static_cast<float>(v)).bits();
-        std::memcpy(&bytes[at], &bits, 2);
-        break;
-      }
-      case DType::bf16: {
-        const uint16_t bits = sqdiff::bfloat16(static_cast<float>(v)).bits();
-        std::memcpy(&bytes[at], &bits, 2);
-        break;
-      }
-      case DType::f32: {
-        const auto f = static_cast<float>(v);
-        std::memcpy(&bytes[at], &f, 4);
-        break;
-      }
-      default: std::memcpy(&bytes[at], &v, 8);
-    }
+    sqdiff_test::store_float(bytes, type, i, v);
   }
   return bytes;
 }

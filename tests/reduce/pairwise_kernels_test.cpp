@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "float_bytes.hpp"
 #include "kernels/reduce_table.hpp"
 #include "reduce/fast_squares.hpp"
 #include "simd_target_guard.hpp"
@@ -35,28 +36,7 @@ using sqdiff_test::targets_to_run;
 
 enum class Values { ordinary, near_duplicates, specials, huge_and_tiny };
 
-// Stores v in element i of a buffer of `type` (rounded to the type).
-void put(std::vector<unsigned char>& bytes, DType type, int64_t i, double v) {
-  const auto at = static_cast<std::size_t>(i) * sqdiff::dtype_size(type);
-  switch (type) {
-    case DType::f16: {
-      const uint16_t bits = sqdiff::float16(static_cast<float>(v)).bits();
-      std::memcpy(&bytes[at], &bits, 2);
-      break;
-    }
-    case DType::bf16: {
-      const uint16_t bits = sqdiff::bfloat16(static_cast<float>(v)).bits();
-      std::memcpy(&bytes[at], &bits, 2);
-      break;
-    }
-    case DType::f32: {
-      const auto f = static_cast<float>(v);
-      std::memcpy(&bytes[at], &f, 4);
-      break;
-    }
-    default: std::memcpy(&bytes[at], &v, 8);
-  }
-}
+using sqdiff_test::store_float;
 
 // x ([m rows of k], rows x_stride apart) and y ([n rows of k], y_stride apart).
 struct Inputs {
@@ -71,7 +51,7 @@ Inputs make_inputs(std::mt19937_64& rng, DType type, Values values, int64_t m, i
   std::vector<double> xs(static_cast<std::size_t>(m * k));
   for (double& v : xs) v = normal(rng) * std::ldexp(1.0, static_cast<int>(rng() % 8) - 4);
   for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < k; ++j) put(in.x, type, i * x_stride + j, xs[static_cast<std::size_t>(i * k + j)]);
+    for (int64_t j = 0; j < k; ++j) store_float(in.x, type, i * x_stride + j, xs[static_cast<std::size_t>(i * k + j)]);
   }
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t j = 0; j < k; ++j) {
@@ -88,7 +68,7 @@ Inputs make_inputs(std::mt19937_64& rng, DType type, Values values, int64_t m, i
         if (rng() % 5 == 0) v = specials[rng() % 7];
       }
       if (values == Values::huge_and_tiny && rng() % 11 == 0) v = rng() % 2 == 0 ? 1e300 : 1e-300;
-      put(in.y, type, i * y_stride + j, v);
+      store_float(in.y, type, i * y_stride + j, v);
     }
   }
   return in;
@@ -190,7 +170,7 @@ TEST_P(PairwiseKernels, MidpointsGoToTheExactPath) {
   for (const Want& want : wants) {
     for (int threads : {1, 2}) {
       std::vector<unsigned char> x(static_cast<std::size_t>(m * k) * 8, 0), y(static_cast<std::size_t>(n * k) * 8, 0);
-      for (int64_t j = 0; j < m * k; ++j) put(x, want.type, j, want.terms[j % k]);  // y is all zeros
+      for (int64_t j = 0; j < m * k; ++j) store_float(x, want.type, j, want.terms[j % k]);  // y is all zeros
       sqdiff::ReduceOptions options;
       options.axes = Shape{2};
       options.threads = threads;

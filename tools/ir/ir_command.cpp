@@ -139,13 +139,7 @@ void register_ir_command(CLI::App& app) {
   sub->add_option("--input", args->inputs,
                   "NAME=FILE.npy: data for the Parameter layer called NAME (repeat for each Parameter)")
       ->allow_extra_args(false)
-      ->check(CLI::Validator(
-          [](std::string& item) -> std::string {
-            const std::size_t eq = item.find('=');
-            if (eq != std::string::npos && eq != 0 && eq + 1 != item.size()) return "";
-            return "value " + item + " is not NAME=FILE.npy (NAME is a Parameter layer's name)";
-          },
-          "NAME=FILE.npy"));
+      ->check(name_equals_file("a Parameter layer's name"));
   sub->add_option("--random", args->seed,
                   "Random data for every Parameter without --input, from this seed (same seed, same data)")
       ->check(fits_in<uint64_t>());

@@ -18,6 +18,7 @@
 #include "sqdiff/bfloat16.hpp"
 #include "sqdiff/float16.hpp"
 #include "sqdiff/ops.hpp"
+#include "split_mix64.hpp"
 
 namespace sqdiff::tools::ir {
 namespace {
@@ -55,25 +56,6 @@ bool fits(const PartialShape& partial, const sqdiff::Shape& shape) {
 std::string format_shape(const sqdiff::Shape& shape) {
   return format_partial_shape(PartialShape::from_shape(shape));
 }
-
-// splitmix64: a small, portable generator; the same seed gives the same data
-// on every platform (std:: distributions are implementation-defined).
-struct SplitMix64 {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, 1) with 53 random bits.
-  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-  // Uniform integer in [lo, hi].
-  int64_t between(int64_t lo, int64_t hi) {
-    const auto span = static_cast<uint64_t>(hi - lo) + 1;
-    return lo + static_cast<int64_t>(next() % span);
-  }
-};
 
 uint64_t fnv1a(std::string_view s) {
   uint64_t h = 0xCBF29CE484222325ull;

@@ -135,13 +135,7 @@ void register_tflite_command(CLI::App& app) {
   sub->add_option("--input", args->inputs,
                   "NAME=FILE.npy: data for the model's input tensor called NAME (repeat for each input)")
       ->allow_extra_args(false)
-      ->check(CLI::Validator(
-          [](std::string& item) -> std::string {
-            const std::size_t eq = item.find('=');
-            if (eq != std::string::npos && eq != 0 && eq + 1 != item.size()) return "";
-            return "value " + item + " is not NAME=FILE.npy (NAME is an input tensor's name)";
-          },
-          "NAME=FILE.npy"));
+      ->check(name_equals_file("an input tensor's name"));
   sub->add_option("--random", args->seed,
                   "Random data for every input without --input, from this seed (same seed, same data)")
       ->check(fits_in<uint64_t>());

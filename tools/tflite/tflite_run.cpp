@@ -15,6 +15,7 @@
 #include "sqdiff/broadcast.hpp"
 #include "sqdiff/ops.hpp"
 #include "sqdiff/quantized.hpp"
+#include "split_mix64.hpp"
 
 namespace sqdiff::tools::tflite {
 namespace {
@@ -297,19 +298,6 @@ void check_graph(const Model& model, CheckReport& report) {
     report.order.clear();
   }
 }
-
-// splitmix64: a small generator that gives the same numbers on every
-// platform (std:: distributions are implementation-defined).
-struct SplitMix64 {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-};
 
 // float32: standard normal (Box-Muller on two uniform doubles); integers:
 // uniform over the type's whole range (the low bits of one draw each).
