@@ -377,11 +377,7 @@ class Runner {
         throw IrError(where(layer) + it->second + " has shape " + format_shape(array->shape()) +
                       ", which does not fit the Parameter's shape " + format_partial_shape(partial));
       }
-      in.value.dtype = dtype;
-      in.value.shape = array->shape();
-      in.value.strides = array->strides();
-      in.value.data = array->data();
-      in.value.owner = array;
+      in.value = Tensor::of_array(std::move(array));
     } else if (options_.seed) {
       in.random = true;
       if (partial.dynamic_rank) {
@@ -463,6 +459,10 @@ class Runner {
 }  // namespace
 
 int64_t Tensor::element_count() const { return tools::element_count(shape).value_or(-1); }
+
+Tensor Tensor::of_array(std::shared_ptr<const NpyArray> array) {
+  return {array->dtype(), array->shape(), array->strides(), array->data(), array};
+}
 
 namespace {
 

@@ -17,6 +17,10 @@
 #include "sqdiff/dtype.hpp"
 #include "sqdiff/tensor_view.hpp"
 
+namespace sqdiff::tools {
+struct NpyArray;
+}
+
 namespace sqdiff::tools::ir {
 
 // A value flowing along an edge: a view plus whatever keeps its memory alive.
@@ -29,6 +33,8 @@ struct Tensor {
 
   sqdiff::ConstTensorView view() const { return {data, dtype, shape, strides}; }
   int64_t element_count() const;
+  // An opened .npy file's array, read in place (the Tensor keeps it alive).
+  static Tensor of_array(std::shared_ptr<const NpyArray> array);
 };
 
 struct RunOptions {

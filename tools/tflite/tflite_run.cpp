@@ -419,11 +419,7 @@ class Runner {
         throw TfliteError(where + it->second + " has shape " + shape_text(array->shape()) + " but the tensor has " +
                           shape_text(t.shape));
       }
-      in.value.dtype = *t.dtype;
-      in.value.shape = array->shape();
-      in.value.strides = array->strides();
-      in.value.data = array->data();
-      in.value.owner = array;
+      in.value = ir::Tensor::of_array(std::move(array));
     } else if (options_.seed) {
       in.random = true;
       const std::optional<int64_t> bytes = byte_count(t.shape, sqdiff::dtype_size(*t.dtype));
