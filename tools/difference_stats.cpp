@@ -298,6 +298,20 @@ void float_block(const double* x, const double* y, int64_t n, int64_t position, 
   if (w.any()) locate(s, w, x, y, n, position, t, stats);
 }
 
+// A contiguous float32 block summarised in place: its counts added, its pairs
+// widened only when a position must be looked for.
+void add_f32_summary(const FloatBlockSummary& s, const float* a, const float* b, int64_t n, int64_t position,
+                     const Tolerance& t, DifferenceStats& stats) {
+  add_counts(s, stats);
+  const Wanted w = wanted(s, stats);
+  if (!w.any()) return;
+  alignas(64) double x[kBlock];
+  alignas(64) double y[kBlock];
+  widen(a, 1, n, x);
+  widen(b, 1, n, y);
+  locate(s, w, x, y, n, position, t, stats);
+}
+
 template <typename W>
 void integer_block(const W* x, const W* y, int64_t n, int64_t position, const Tolerance& t, DifferenceStats& stats) {
   IntegerBlockSummary s;
@@ -346,8 +360,6 @@ inline constexpr int64_t kFusedBlocks = 64;
 int64_t fused_row(const float* a, const float* b, int64_t n, int64_t first, const Tolerance& t,
                   DifferenceStats& stats, detail::SquareSums& sums) {
   detail::FiniteBlockStats blocks[kFusedBlocks];
-  alignas(64) double x[kBlock];
-  alignas(64) double y[kBlock];
   for (int64_t start = 0; start < n; start += kFusedBlocks * kBlock) {
     const int64_t m = std::min(kFusedBlocks * kBlock, n - start);
     const int64_t taken = detail::fused_f32_blocks(a + start, b + start, m, kBlock, t.atol, t.rtol, &sums, blocks);
@@ -360,13 +372,7 @@ int64_t fused_row(const float* a, const float* b, int64_t n, int64_t first, cons
       const auto all_key = std::bit_cast<int64_t>(f.max_abs);
       const int64_t worst_key = f.worst > 0 ? std::bit_cast<int64_t>(f.worst) : -1;
       const FloatBlockSummary s{0, 0, 0, 0, f.differing, len, f.out, all_key, all_key, worst_key};
-      add_counts(s, stats);
-      const Wanted w = wanted(s, stats);
-      if (w.any()) {
-        widen(a + at, 1, len, x);
-        widen(b + at, 1, len, y);
-        locate(s, w, x, y, len, first + at, t, stats);
-      }
+      add_f32_summary(s, a + at, b + at, len, first + at, t, stats);
     }
     if (taken * kBlock < m) return start + taken * kBlock;
   }
@@ -404,13 +410,7 @@ void row_stats(const T* a, int64_t sa, const T* b, int64_t sb, int64_t n, int64_
       // widened only when a position must be found.
       FloatBlockSummary s;
       if (sa == 1 && sb == 1 && summarise_finite_f32_block(a + start, b + start, m, t, s)) {
-        add_counts(s, stats);
-        const Wanted w = wanted(s, stats);
-        if (w.any()) {
-          widen(a + start, 1, m, x);
-          widen(b + start, 1, m, y);
-          locate(s, w, x, y, m, first + start, t, stats);
-        }
+        add_f32_summary(s, a + start, b + start, m, first + start, t, stats);
         continue;
       }
     }
