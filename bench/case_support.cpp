@@ -5,6 +5,8 @@
 #include <numeric>
 #include <utility>
 
+#include "pair_runner.hpp"
+
 namespace sqdiff_bench {
 
 int64_t element_count(const sqdiff::Shape& shape) {
@@ -33,6 +35,24 @@ Contender library_contender(std::string name, Role role, std::function<void()> c
   contender.role = role;
   contender.call = std::move(call);
   contender.quiesce = contender.prime = threads != 1;
+  return contender;
+}
+
+void pool_like(Contender& contender, int threads) {
+  if (threads <= 1) return;
+  contender.before = [] { pair_runner().wake(); };
+  contender.after = [] { pair_runner().park(); };
+  contender.quiesce = contender.prime = true;
+}
+
+Contender bound_loop(LoopKind kind, const std::byte* a, const std::byte* b, std::byte* c, std::size_t stream_bytes,
+                     int threads, double case_bytes) {
+  Contender contender;
+  contender.name = std::string(loop_name(kind));
+  contender.role = Role::bound;
+  contender.call = [=] { run_loop(kind, a, b, c, stream_bytes, threads, pair_runner()); };
+  pool_like(contender, threads);
+  contender.scale = case_bytes / (static_cast<double>(loop_streams(kind)) * static_cast<double>(stream_bytes));
   return contender;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bound_loops.hpp"
 #include "measure.hpp"
 
 namespace sqdiff_bench {
@@ -24,6 +25,18 @@ std::string shape_name(const sqdiff::Shape& shape);  // "8x1x6x1", "scalar"
 // sqdiff or a peer library: with a pool (threads other than 1, and 0 is the
 // library default) it is quiesced and primed like the bound loops' worker.
 Contender library_contender(std::string name, Role role, std::function<void()> call, int threads);
+
+// A 2-thread loop of the bench's own pair runner: its worker is woken before and
+// parked after each sample, and it is quiesced and primed like the library
+// (the untimed calls also leave each half of the data in the cache of the core
+// that works on it, as the pools of sqdiff and the peers find theirs). Nothing
+// for 1 thread.
+void pool_like(Contender& contender, int threads);
+
+// A bound loop over `stream_bytes` bytes of each of its buffers, scaled to
+// `case_bytes`.
+Contender bound_loop(LoopKind kind, const std::byte* a, const std::byte* b, std::byte* c, std::size_t stream_bytes,
+                     int threads, double case_bytes);
 
 // The contenders and, when there is a subject, the subject again under the
 // name "self", timed in the same shuffled rounds: its time over the subject's

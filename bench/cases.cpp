@@ -32,30 +32,11 @@ namespace {
 using sqdiff::DType;
 using sqdiff::Shape;
 
-// A bound loop over `stream_bytes` bytes of each of its buffers, scaled to
-// `case_bytes`. Streaming-store loops write to the bench's spare buffer d, so
-// that the lines they evict are not the ones the case's output lives in.
-Contender bound_loop(LoopKind kind, const std::byte* a, const std::byte* b, std::byte* c, std::size_t stream_bytes,
-                     int threads, double case_bytes) {
-  Contender contender;
-  contender.name = std::string(loop_name(kind));
-  contender.role = Role::bound;
-  contender.call = [=] { run_loop(kind, a, b, c, stream_bytes, threads, pair_runner()); };
-  if (threads > 1) {
-    contender.before = [] { pair_runner().wake(); };
-    contender.after = [] { pair_runner().park(); };
-    // Primed like sqdiff and Eigen: the untimed calls also leave each half of
-    // the data in the cache of the core that works on it, as the pools of
-    // sqdiff and Eigen find theirs after their own priming calls.
-    contender.quiesce = contender.prime = true;
-  }
-  contender.scale = case_bytes / (static_cast<double>(loop_streams(kind)) * static_cast<double>(stream_bytes));
-  return contender;
-}
-
 enum class Family { add, copy, fill };
 
 // The plain and streaming loops of one family, over out_bytes per buffer.
+// Streaming-store loops write to the bench's spare buffer d, so that the lines
+// they evict are not the ones the case's output lives in.
 void add_bounds(std::vector<Contender>& contenders, Family family, std::size_t out_bytes, int threads,
                 double case_bytes, bool inplace = false) {
   const Buffers& buf = buffers();

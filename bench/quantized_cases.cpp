@@ -22,7 +22,6 @@
 #include "buffers.hpp"
 #include "case_support.hpp"
 #include "measure.hpp"
-#include "pair_runner.hpp"
 #include "xnnpack_quantized_peer.hpp"
 
 namespace sqdiff_bench {
@@ -49,20 +48,6 @@ CaseParams params_for(QuantizedOp op, DType dtype) {
     case DType::u8: return {{0.05f, 125}, {0.03f, 133}, {square ? 0.25f : 0.1f, square ? 8 : 130}};
     default: return {{0.002f, 0}, {0.0015f, 0}, {square ? 0.01f : 0.004f, 0}};
   }
-}
-
-Contender bound(LoopKind kind, std::byte* out, std::size_t stream_bytes, int threads) {
-  const Buffers& buf = buffers();
-  Contender contender;
-  contender.name = std::string(loop_name(kind));
-  contender.role = Role::bound;
-  contender.call = [=] { run_loop(kind, buf.a, buf.b, out, stream_bytes, threads, pair_runner()); };
-  if (threads > 1) {
-    contender.before = [] { pair_runner().wake(); };
-    contender.after = [] { pair_runner().park(); };
-    contender.quiesce = contender.prime = true;
-  }
-  return contender;  // the loop moves the case's 3 streams of stream_bytes: scale 1
 }
 
 // The fraction of the n elements on which two outputs agree, and the largest
@@ -100,8 +85,9 @@ void quantized_case(benchmark::State& state, QuantizedOp op, DType dtype, int64_
 
   std::vector<Contender> contenders;
   contenders.push_back(library_contender("sqdiff", Role::subject, call, threads));
-  contenders.push_back(bound(LoopKind::add, buf.c, bytes, threads));
-  contenders.push_back(bound(LoopKind::add_nt, buf.d, bytes, threads));
+  // The loops move the case's 3 streams of `bytes` (streaming stores into the spare buffer d).
+  contenders.push_back(bound_loop(LoopKind::add, buf.a, buf.b, buf.c, bytes, threads, 3.0 * static_cast<double>(bytes)));
+  contenders.push_back(bound_loop(LoopKind::add_nt, buf.a, buf.b, buf.d, bytes, threads, 3.0 * static_cast<double>(bytes)));
 
   CaseInfo info;
   info.bytes = 3.0 * static_cast<double>(bytes);

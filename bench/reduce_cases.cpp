@@ -39,15 +39,6 @@ using sqdiff::Shape;
 std::atomic<int64_t> g_sink_int{0};
 std::atomic<double> g_sink_double{0};
 
-// The pair runner's worker is woken before and parked after each sample of a
-// 2-thread loop, which is primed like the library (see bound_loops in cases.cpp).
-void pool_like(Contender& contender, int threads) {
-  if (threads <= 1) return;
-  contender.before = [] { pair_runner().wake(); };
-  contender.after = [] { pair_runner().park(); };
-  contender.quiesce = contender.prime = true;
-}
-
 // s += a[i] + b[i] over `stream_bytes` bytes of each (b null: one stream),
 // scaled to `case_bytes`.
 Contender read_sum_bound(const std::byte* a, const std::byte* b, std::size_t stream_bytes, int threads,
