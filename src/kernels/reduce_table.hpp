@@ -40,8 +40,13 @@ inline constexpr int kOperandKinds = 3;
 using SquareRowKernel = void (*)(const void* a, const void* b, std::size_t n, SquareSums* sums);
 
 // acc[i] += (a[i] - b[i])^2 for i < n, one FMA per column (single precision);
-// the caller folds acc into double-doubles every kChain rows.
+// the caller ends every chain of kChain rows with the fold kernel below.
 using SquareColumnKernel = void (*)(const void* a, const void* b, std::size_t n, double* acc, bool* needs_exact);
+
+// The row that ends a chain: acc[i] + (a[i] - b[i])^2 added to (hi[i], lo[i])
+// by TwoSum (hi the rounded sum, lo += its error), and acc[i] set to 0.
+using SquareColumnFoldKernel = void (*)(const void* a, const void* b, std::size_t n, double* acc, double* hi,
+                                        double* lo, bool* needs_exact);
 
 // (hi[i], lo[i]) += (a[i] - b[i])^2 in double-double, per column (double precision).
 using SquareColumnDoubleKernel = void (*)(const void* a, const void* b, std::size_t n, double* hi, double* lo,
@@ -81,6 +86,7 @@ struct SquareKernels {
   SquareRowKernel row[kOperandKinds];
   SquareRowKernel row_double[kOperandKinds];
   SquareColumnKernel column[kOperandKinds];
+  SquareColumnFoldKernel column_fold[kOperandKinds];
   SquareColumnDoubleKernel column_double[kOperandKinds];
   PairwiseKernel pairwise;
   PairwiseLanesKernel pairwise_lanes;

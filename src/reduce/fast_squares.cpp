@@ -291,8 +291,12 @@ void add_columns(const Reduction& r, const Offsets& base, int64_t c0, std::size_
     if (r.double_precision) {
       r.kernels.column_double[use](a, b, n, sums.hi.data(), sums.lo.data(), &sums.needs_exact);
     } else {
-      r.kernels.column[use](a, b, n, sums.acc.data(), &sums.needs_exact);
-      if ((row - first + 1) % kChain == 0) sums.fold();
+      if ((row - first + 1) % kChain == 0) {
+        r.kernels.column_fold[use](a, b, n, sums.acc.data(), sums.hi.data(), sums.lo.data(), &sums.needs_exact);
+        ++sums.additions;
+      } else {
+        r.kernels.column[use](a, b, n, sums.acc.data(), &sums.needs_exact);
+      }
     }
     ++sums.rows;
     rows.next();
