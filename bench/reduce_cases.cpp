@@ -23,6 +23,7 @@
 
 #include "buffers.hpp"
 #include "case_support.hpp"
+#include "column_loop.hpp"
 #include "eigen_peer.hpp"
 #include "measure.hpp"
 #include "pair_runner.hpp"
@@ -192,6 +193,28 @@ void sum_axes(benchmark::State& state, const AxesCase& c, int threads) {
       "sqdiff", Role::subject, [=] { sqdiff::sum_squared_difference(a, b, out, options); }, threads));
   contenders.push_back(
       read_sum_bound(buf.a, b_large ? buf.b : nullptr, static_cast<std::size_t>(n_a) * 4, threads, case_bytes));
+  // The per-column case on 1 thread: the column reduction's least loop, with
+  // its running sums as large as the case's (8 bytes a column) and confined
+  // to 8 KiB, timed in the same rounds (r_column_loop, r_column_loop_8k).
+  if (threads == 1 && c.axes == Shape{0} && b_large && c.a.size() == 2) {
+    const auto rows = static_cast<std::size_t>(c.a[0]);
+    const auto columns = static_cast<std::size_t>(c.a[1]);
+    constexpr std::size_t kKept8k = 1024;
+    static std::vector<double> sums;
+    sums.assign(columns, 0.0);
+    const auto* a_f = reinterpret_cast<const float*>(buf.a);
+    const auto* b_f = reinterpret_cast<const float*>(buf.b);
+    for (const std::size_t kept : {columns, kKept8k}) {
+      if (columns % kept != 0) continue;
+      Contender loop;
+      loop.name = kept == columns ? "column_loop" : "column_loop_8k";
+      loop.role = Role::reference;
+      loop.call = [=] {
+        g_sink_double.store(run_column_loop(a_f, b_f, rows, columns, kept, sums.data()), std::memory_order_relaxed);
+      };
+      contenders.push_back(std::move(loop));
+    }
+  }
   CaseInfo info;
   info.bytes = case_bytes;
   info.target = 0.90;  // issue 13: per-row, per-column and per-channel at 16M+

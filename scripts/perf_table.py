@@ -419,6 +419,10 @@ def reduce_table(rows):
         ratio = f"{fmt_ratio(r, digits)} ({loop})" if r is not None else "—"
         if row.get("r_fma_f64") is not None:
             ratio += f"; {fmt_ratio(row['r_fma_f64'], digits)} of the f64 FMA peak"
+        if r is not None and row.get("r_column_loop") and row.get("r_column_loop_8k"):
+            # bench/column_loop.hpp: the plain column loop's own ratio to the bound, r_bound / r_<loop>.
+            ratio += (f"; the plain column loop {fmt_ratio(r / row['r_column_loop'])}, "
+                      f"its sums in 8 KiB {fmt_ratio(r / row['r_column_loop_8k'])}")
         if row.get("r_gradient") is not None and row["labels"].get("bound") != "gradient":
             # sqdiff's gradient stores as the plain loop does (each store first reads its line).
             ratio += f"; {fmt_ratio(row['r_gradient'])} of the loop with ordinary stores"
