@@ -19,6 +19,7 @@
 #include "runtime/cache_info.hpp"
 #include "runtime/fp_environment.hpp"
 #include "runtime/thread_pool.hpp"
+#include "runtime/thread_scratch.hpp"
 
 namespace sqdiff::detail {
 namespace {
@@ -546,8 +547,11 @@ void pairwise_rows(void* context, std::size_t begin, std::size_t count) {
 
   if (task.shape.kind == PairwiseKind::lanes_double) {
     const std::size_t n_stride = task.panel_count * kPanelVectors * r.kernels.lanes;
-    std::vector<double> hi(count * n_stride), lo(count * n_stride);
-    r.kernels.pairwise_lanes_double(x_rows, xs, count, task.panels, task.panel_count, k_count, hi.data(), lo.data());
+    ThreadScratch hi_scratch(ThreadScratch::first, count * n_stride * sizeof(double));
+    ThreadScratch lo_scratch(ThreadScratch::second, count * n_stride * sizeof(double));
+    double* hi = hi_scratch.as<double>();
+    double* lo = lo_scratch.as<double>();
+    r.kernels.pairwise_lanes_double(x_rows, xs, count, task.panels, task.panel_count, k_count, hi, lo);
     const auto chain = static_cast<int64_t>(k_count);
     const auto finish_double = [&](std::size_t m, std::size_t n) {
       finish(m, n, SquareSums{hi[m * n_stride + n], lo[m * n_stride + n], 1, false}, chain);
@@ -563,7 +567,7 @@ void pairwise_rows(void* context, std::size_t begin, std::size_t count) {
       write_rounded_row(
           r, static_cast<int64_t>(begin + m), 8, row, undecided,
           [&](std::byte* out) {
-            return reduce_kernel_table().round_to_f64(hi.data() + m * n_stride, lo.data() + m * n_stride, n_count,
+            return reduce_kernel_table().round_to_f64(hi + m * n_stride, lo + m * n_stride, n_count,
                                                       relative, reinterpret_cast<double*>(out), undecided.data());
           },
           [&](std::size_t n) { finish_double(m, n); });
@@ -573,15 +577,14 @@ void pairwise_rows(void* context, std::size_t begin, std::size_t count) {
 
   // Single precision: a double per output, from the blocked kernel (rows of
   // n_count) or the lanes kernel (rows of whole panels).
-  std::size_t n_stride = n_count;
-  std::vector<double> sums;
+  const std::size_t n_stride =
+      task.shape.kind == PairwiseKind::lanes ? task.panel_count * kPanelVectors * r.kernels.lanes : n_count;
+  ThreadScratch sums_scratch(ThreadScratch::first, count * n_stride * sizeof(double));
+  double* sums = sums_scratch.as<double>();
   if (task.shape.kind == PairwiseKind::lanes) {
-    n_stride = task.panel_count * kPanelVectors * r.kernels.lanes;
-    sums.resize(count * n_stride);
-    r.kernels.pairwise_lanes(x_rows, xs, count, task.panels, task.panel_count, k_count, sums.data());
+    r.kernels.pairwise_lanes(x_rows, xs, count, task.panels, task.panel_count, k_count, sums);
   } else {
-    sums.resize(count * n_stride);
-    r.kernels.pairwise(x_rows, xs, count, r.at(static_cast<int>(y), 0), ys, n_count, k_count, sums.data());
+    r.kernels.pairwise(x_rows, xs, count, r.at(static_cast<int>(y), 0), ys, n_count, k_count, sums);
   }
   const auto finish_single = [&](std::size_t m, std::size_t n) {
     finish(m, n, SquareSums{sums[m * n_stride + n], 0.0, 1, false}, kChain);
@@ -603,7 +606,7 @@ void pairwise_rows(void* context, std::size_t begin, std::size_t count) {
     write_rounded_row(
         r, static_cast<int64_t>(begin + m), 4, row, undecided,
         [&](std::byte* out) {
-          return reduce_kernel_table().round_to_f32(sums.data() + m * n_stride, n_count, relative,
+          return reduce_kernel_table().round_to_f32(sums + m * n_stride, n_count, relative,
                                                     reinterpret_cast<float*>(out), undecided.data());
         },
         [&](std::size_t n) { finish_single(m, n); });
