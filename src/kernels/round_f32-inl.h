@@ -31,39 +31,26 @@ inline std::size_t RoundSumsToF32(const double* sums, std::size_t n, double rela
                                   uint32_t* undecided) {
   const hn::ScalableTag<double> d;
   const hn::Rebind<float, decltype(d)> df;
-  const hn::RebindToUnsigned<decltype(df)> du;
+  const hn::RebindToUnsigned<decltype(d)> du;
   const std::size_t N = hn::Lanes(d);
   const auto smallest = hn::Set(d, static_cast<double>(std::numeric_limits<float>::min()));
   const auto largest = hn::Set(d, static_cast<double>(std::numeric_limits<float>::max()));
-  const auto one = hn::Set(du, 1u);
-  const auto half = hn::Set(d, 0.5);
-  const auto unit = hn::Set(d, 0x1p-53);
-  const auto slack = hn::Set(d, 1 + 0x1p-40);
-  const auto rel = hn::Set(d, relative);
+  const uint64_t clearance = single_block_clearance(relative);
+  const auto below_f32 = hn::Set(du, (uint64_t{1} << 29) - 1);
+  const auto window_start = hn::Set(du, (uint64_t{1} << 28) - clearance);
+  const auto window_width = hn::Set(du, 2 * clearance);
   std::size_t count = 0;
   std::size_t i = 0;
   for (; i + N <= n; i += N) {
     const auto s = hn::LoadU(d, sums + i);
-    // The candidate, as the CPU converts (to nearest even: the fast paths run
-    // with the IEEE defaults); the SCALAR and EMU128 targets clamp beyond
-    // FLT_MAX, which the range check below leaves undecided as it does inf.
-    const auto candidate = hn::DemoteTo(df, s);
-    const auto wide = hn::PromoteTo(d, candidate);
-    const auto magnitude = hn::Abs(wide);
-    const auto in_range = hn::And(hn::Ge(magnitude, smallest), hn::Lt(magnitude, largest));
-    const auto bits = hn::BitCast(du, candidate);
-    const auto below = hn::PromoteTo(d, hn::BitCast(df, hn::Sub(bits, one)));
-    const auto above = hn::PromoteTo(d, hn::BitCast(df, hn::Add(bits, one)));
-    const auto mid_below = hn::Mul(hn::Add(wide, below), half);
-    const auto mid_above = hn::Mul(hn::Add(wide, above), half);
-    const auto a = hn::Abs(s);
-    const auto margin = hn::Mul(hn::Add(hn::Mul(rel, a), hn::Mul(a, unit)), slack);
-    const auto from_below = hn::Sub(s, mid_below);
-    const auto to_above = hn::Sub(mid_above, s);
-    const auto between = hn::Gt(hn::Mul(from_below, to_above), hn::Zero(d));
-    const auto clear = hn::And(hn::Gt(hn::Abs(from_below), margin), hn::Gt(hn::Abs(to_above), margin));
-    const auto decided = hn::And(hn::And(in_range, between), clear);
-    hn::StoreU(candidate, df, out + i);
+    const auto magnitude = hn::Abs(s);
+    const auto in_range = hn::And(hn::Ge(magnitude, smallest), hn::Lt(magnitude, largest));  // NaN: false
+    const auto from_window = hn::Sub(hn::And(hn::BitCast(du, magnitude), below_f32), window_start);
+    const auto clear = hn::RebindMask(d, hn::Gt(from_window, window_width));
+    const auto decided = hn::And(in_range, clear);
+    // The f32 nearest to s, as the CPU converts (to nearest even: the fast
+    // paths run with the IEEE defaults); decided lanes are never ties.
+    hn::StoreU(hn::DemoteTo(df, s), df, out + i);
     if (HWY_UNLIKELY(!hn::AllTrue(d, decided))) AppendFalseLanes(d, decided, i, undecided, count);
   }
   for (; i < n; ++i) {

@@ -8,6 +8,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 
 #include "kernels/reduce_table.hpp"
@@ -27,15 +28,38 @@ Approximation bound_single(const SquareSums& sums);
 // that bound a block of outputs at a time (the pairwise kernel's).
 double single_block_relative_bound();
 
-// What round_to_f32_if_decided(bound_single({s, 0, 1})) decides, inline, with
-// `relative` = single_block_relative_bound(): never a result that call would
-// not give (tests/reduce/square_bounds_test.cpp). For the pairwise blocks, a
-// million f32 outputs a call.
+// How far, in units of the last place of a sum s, s must lie from every f32
+// midpoint for round_single_block_to_f32 to decide: at least the error
+// bound's relative * |s| + 2^-53 |s| (as round_to_f32_if_decided's margin)
+// over ulp(s) >= 2^-53 |s|, and far below the 2^27 units between s and the
+// nearest midpoint of the binade below.
+inline uint64_t single_block_clearance(double relative) {
+  return static_cast<uint64_t>(std::ceil((relative + 0x1p-53) * (1 + 0x1p-40) * 0x1p53)) + 1;
+}
+
+// A sum of f32's normal range whose 29 bits below the f32 precision are
+// further than `clearance` from 2^28 (the midpoint between two f32 values,
+// in s's binade) rounds as every value within its error bound does: to the
+// f32 nearest to it. Decided only so, with `relative` =
+// single_block_relative_bound(): never a result that
+// round_to_f32_if_decided(bound_single({s, 0, 1})) would not give
+// (tests/reduce/square_bounds_test.cpp), in a few integer operations, for the
+// pairwise blocks' million f32 outputs a call (the interval test before it
+// cost the f32 K = 3 case two thirds of its time). Zero, subnormal sums and
+// sums from FLT_MAX up are left undecided.
 inline std::optional<uint32_t> round_single_block_to_f32(double s, double relative) {
-  constexpr double kUnit = 0x1p-53;
-  // As round_to_f32_if_decided's margin, with bound_single's error.
-  const double margin = (relative * std::fabs(s) + std::fabs(s) * kUnit) * (1 + 0x1p-40);
-  return f32_if_decided(s, margin);
+  const double magnitude = std::fabs(s);
+  if (!(magnitude >= static_cast<double>(std::numeric_limits<float>::min()) &&
+        magnitude < static_cast<double>(std::numeric_limits<float>::max()))) {
+    return std::nullopt;
+  }
+  constexpr uint64_t kBelowF32 = (uint64_t{1} << 29) - 1;
+  constexpr uint64_t kMidpoint = uint64_t{1} << 28;
+  const uint64_t clearance = single_block_clearance(relative);
+  // Unsigned: below the window [midpoint - clearance, midpoint + clearance] wraps around to large.
+  const uint64_t from_window = (std::bit_cast<uint64_t>(magnitude) & kBelowF32) - (kMidpoint - clearance);
+  if (from_window <= 2 * clearance) return std::nullopt;
+  return std::bit_cast<uint32_t>(static_cast<float>(s));
 }
 
 // Double precision (exact-product terms in double-double lanes): each term
