@@ -613,9 +613,12 @@ void pairwise_rows(void* context, std::size_t begin, std::size_t count) {
   }
 }
 
-// y of the lanes kernels, packed once per call: panels of kPanelVectors
-// vectors of outputs, K rows each, as doubles (exact), zeros past N.
-std::vector<double> pack_panels(const Reduction& r, const PairwiseShape& shape, std::size_t& panel_count) {
+// y of the lanes kernels, packed once per call into `scratch` (slot third:
+// the tasks that read it, on this thread too, use first and second): panels
+// of kPanelVectors vectors of outputs, K rows each, as doubles (exact), zeros
+// past N.
+const double* pack_panels(const Reduction& r, const PairwiseShape& shape, std::optional<ThreadScratch>& scratch,
+                          std::size_t& panel_count) {
   const auto& dims = r.plan.dims;
   const auto y = static_cast<std::size_t>(1 - shape.x);
   const int64_t ys = dims[1].stride[y];
@@ -623,13 +626,15 @@ std::vector<double> pack_panels(const Reduction& r, const PairwiseShape& shape, 
   const int64_t k_count = dims[2].size;
   const auto width = static_cast<int64_t>(kPanelVectors * r.kernels.lanes);
   panel_count = static_cast<std::size_t>((n_count + width - 1) / width);
-  std::vector<double> panels(panel_count * static_cast<std::size_t>(k_count * width), 0.0);
-  for (int64_t n = 0; n < n_count; ++n) {
+  const auto padded = static_cast<int64_t>(panel_count) * width;
+  scratch.emplace(ThreadScratch::third, static_cast<std::size_t>(padded * k_count) * sizeof(double));
+  double* panels = scratch->as<double>();
+  for (int64_t n = 0; n < padded; ++n) {
     const int64_t p = n / width;
     const int64_t w = n % width;
     for (int64_t k = 0; k < k_count; ++k) {
       panels[static_cast<std::size_t>((p * k_count + k) * width + w)] =
-          load_float(r.at(static_cast<int>(y), n * ys + k), r.call.input);
+          n < n_count ? load_float(r.at(static_cast<int>(y), n * ys + k), r.call.input) : 0.0;
     }
   }
   return panels;
@@ -665,11 +670,8 @@ void run(const Reduction& r, int threads) {
   if (const auto shape = pairwise_shape(r);
       shape && (shape->kind != PairwiseKind::lanes_double || lanes_double_take(r, *shape))) {
     PairwiseTask task{&r, *shape};
-    std::vector<double> panels;
-    if (shape->kind != PairwiseKind::blocked) {
-      panels = pack_panels(r, *shape, task.panel_count);
-      task.panels = panels.data();
-    }
+    std::optional<ThreadScratch> panels;
+    if (shape->kind != PairwiseKind::blocked) task.panels = pack_panels(r, *shape, panels, task.panel_count);
     parallel_for(threads, static_cast<std::size_t>(r.plan.dims[0].size), kPairwiseRows, &pairwise_rows, &task);
     return;
   }

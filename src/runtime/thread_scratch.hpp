@@ -1,7 +1,7 @@
 // Scratch memory a thread keeps from one task to the next.
 //
 // The pairwise tasks need a few hundred KiB each for their sums (16 rows of
-// x against all of y). Allocated and freed per task, glibc could hand it back
+// x against all of y), and each call as much again for y, packed. Allocated and freed per task, glibc could hand it back
 // to the kernel at every free and fault it in again, zeroed, at the next
 // task: f64 pairwise 1024 x 1024, K = 3, 1 thread took 5.2 ms against 1.2 ms
 // with the same buffers kept (sqdiff_bench, or MALLOC_TRIM_THRESHOLD_ set
@@ -18,7 +18,7 @@ namespace sqdiff::detail {
 
 class ThreadScratch {
  public:
-  enum Slot : int { first, second, kSlots };
+  enum Slot : int { first, second, third, kSlots };
   static constexpr std::size_t kKeptBytes = std::size_t{4} << 20;
 
   // Room for `bytes` bytes, uninitialised, aligned for any scalar or vector.
