@@ -1,14 +1,14 @@
 // Scratch memory a thread keeps from one task to the next.
 //
 // The pairwise tasks need a few hundred KiB each for their sums (16 rows of
-// x against all of y), and each call as much again for y, packed. Allocated and freed per task, glibc could hand it back
-// to the kernel at every free and fault it in again, zeroed, at the next
-// task: f64 pairwise 1024 x 1024, K = 3, 1 thread took 5.2 ms against 1.2 ms
-// with the same buffers kept (sqdiff_bench, or MALLOC_TRIM_THRESHOLD_ set
-// high), depending on what the process had allocated before. Each thread
-// keeps up to kKeptBytes per slot; larger requests, and a slot already in use
-// further up the same thread's stack, get memory of their own for the
-// object's lifetime, as before.
+// x against all of y), and each call as much again for y, packed. Allocated
+// and freed per task, glibc could hand it back to the kernel at every free
+// and fault it in again, zeroed, at the next task: f64 pairwise 1024 x 1024,
+// K = 3, 1 thread took 5.2 ms against 1.2 ms with the same buffers kept
+// (sqdiff_bench, or MALLOC_TRIM_THRESHOLD_ set high), depending on what the
+// process had allocated before. Each thread keeps up to kKeptBytes per slot;
+// larger requests, and a slot already in use further up the same thread's
+// stack, get memory of their own for the object's lifetime, as before.
 #pragma once
 
 #include <cstddef>
