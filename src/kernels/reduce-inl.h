@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
@@ -403,12 +404,16 @@ void Pairwise(const void* x_raw, int64_t xs, size_t m_count, const void* y_raw, 
 
 // ---- Pairwise, one output per lane: few terms, or double-double sums --------
 
-// kM rows of x against kV vectors of one panel of y (reduce_table.hpp's
-// layout): each x element is broadcast and serves kV * N outputs, each y
-// vector kM. No horizontal sums and no tails: a lane is one output.
-template <class Wide, size_t kM, size_t kV>
-HWY_INLINE void LanesTile(const typename Wide::Storage* x, int64_t xs, const double* panel, size_t width,
-                          size_t k_count, double* sums, size_t n_stride) {
+// kM rows of x (widened to f64, row stride xs) against kV vectors of one
+// panel of y (reduce_table.hpp's layout): each x element is broadcast and
+// serves kV * N outputs, each y vector kM. No horizontal sums and no tails: a
+// lane is one output. y - x, not x - y: the same square, and x then comes
+// straight from memory into each subtraction (an embedded broadcast on
+// AVX-512), where widening it from f32 in the loop took a conversion and a
+// shuffle per row and k beside the 2 kV subtractions and FMAs.
+template <size_t kM, size_t kV>
+HWY_INLINE void LanesTile(const double* x, size_t xs, const double* panel, size_t width, size_t k_count,
+                          double* sums, size_t n_stride) {
   const hn::ScalableTag<double> d;
   const size_t N = hn::Lanes(d);
   hn::Vec<decltype(d)> acc[kM][kV];
@@ -419,9 +424,8 @@ HWY_INLINE void LanesTile(const typename Wide::Storage* x, int64_t xs, const dou
     hn::Vec<decltype(d)> yv[kV];
     for (size_t v = 0; v < kV; ++v) yv[v] = hn::LoadU(d, panel + k * width + v * N);
     for (size_t m = 0; m < kM; ++m) {
-      const auto xv = hn::Set(d, Wide::Scalar(x + static_cast<int64_t>(m) * xs + static_cast<int64_t>(k)));
       for (size_t v = 0; v < kV; ++v) {
-        const auto diff = hn::Sub(xv, yv[v]);
+        const auto diff = hn::Sub(yv[v], hn::Set(d, x[m * xs + k]));
         acc[m][v] = FusedMulAdd(d, diff, diff, acc[m][v]);
       }
     }
@@ -476,16 +480,23 @@ void PairwiseLanes(const void* x_raw, int64_t xs, size_t m_count, const double* 
   const S* x = static_cast<const S*>(x_raw);
   const size_t width = kPanelVectors * hn::Lanes(hn::ScalableTag<double>());
   const size_t n_stride = panel_count * width;
+  // x's rows widened once (exact), read by every panel.
+  std::vector<double> wide_x(m_count * k_count);
+  for (size_t m = 0; m < m_count; ++m) {
+    for (size_t k = 0; k < k_count; ++k) {
+      wide_x[m * k_count + k] = Wide::Scalar(x + static_cast<int64_t>(m) * xs + static_cast<int64_t>(k));
+    }
+  }
   for (size_t p = 0; p < panel_count; ++p) {
     const double* panel = panels + p * k_count * width;
     size_t m = 0;
     for (; m + kPairRows <= m_count; m += kPairRows) {
-      LanesTile<Wide, kPairRows, kPanelVectors>(x + static_cast<int64_t>(m) * xs, xs, panel, width, k_count,
-                                                sums + m * n_stride + p * width, n_stride);
+      LanesTile<kPairRows, kPanelVectors>(wide_x.data() + m * k_count, k_count, panel, width, k_count,
+                                          sums + m * n_stride + p * width, n_stride);
     }
     for (; m < m_count; ++m) {
-      LanesTile<Wide, 1, kPanelVectors>(x + static_cast<int64_t>(m) * xs, xs, panel, width, k_count,
-                                        sums + m * n_stride + p * width, n_stride);
+      LanesTile<1, kPanelVectors>(wide_x.data() + m * k_count, k_count, panel, width, k_count,
+                                  sums + m * n_stride + p * width, n_stride);
     }
   }
 }
