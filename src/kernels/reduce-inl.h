@@ -23,8 +23,6 @@
 #include "kernels/round_f64-inl.h"
 #include "kernels/widen_f64-inl.h"
 
-
-
 HWY_BEFORE_NAMESPACE();
 namespace sqdiff::detail::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
@@ -51,11 +49,12 @@ struct Operand {
   // ratio to it without -> with 4 KiB ahead: f32 64M all axes 1 thread 0.97
   // -> 1.03, 2 threads 0.89 -> 0.98; per row [4096,4096] 0.86 -> 1.02 and
   // 0.64 -> 0.99; per channel 0.57 -> 0.97 and 0.79 -> 0.96; 1, 2 and 8 KiB
-  // did less). Addresses are formed as integers: past the end of the row they
+  // did less; the column kernel, per column [4096,4096] 1 thread: 0.57-0.60 ->
+  // 0.71-0.74). Addresses are formed as integers: past the end of the row they
   // point nowhere, and a prefetch there is dropped.
-  template <size_t kPrefetchBytes = 4096>
   HWY_INLINE void PrefetchAhead(size_t i, size_t count) const {
     if constexpr (kAlong) {
+      constexpr size_t kPrefetchBytes = 4096;
       constexpr size_t kLineBytes = 64;
       const uintptr_t ahead = reinterpret_cast<uintptr_t>(p + i) + kPrefetchBytes;
       for (size_t k = 0; k < count * sizeof(S); k += kLineBytes) {
@@ -222,7 +221,8 @@ void SquareRowDouble(const void* a_raw, const void* b_raw, size_t n, SquareSums*
 // acc[i] += (a[i] - b[i])^2; with kFold, each new acc[i] is then added to
 // (hi[i], lo[i]) by TwoSum and acc[i] set to 0 (ColumnSums::fold's arithmetic,
 // in the same pass: a separate pass over the 4096 columns' three arrays every
-// kChain rows cost about a tenth of the [4096,4096] reduction's time).
+// kChain rows, scalar, took the f32 [4096,4096] case on 1 thread from 0.75-0.76
+// of the read bound to 0.71-0.74, sqdiff_bench).
 template <class Wide, Operands kKind, bool kFold>
 HWY_INLINE void SquareColumnsPass(const void* a_raw, const void* b_raw, size_t n, double* acc, double* hi,
                                   double* lo, bool* needs_exact) {
@@ -407,10 +407,10 @@ void Pairwise(const void* x_raw, int64_t xs, size_t m_count, const void* y_raw, 
 // kM rows of x (widened to f64, row stride xs) against kV vectors of one
 // panel of y (reduce_table.hpp's layout): each x element is broadcast and
 // serves kV * N outputs, each y vector kM. No horizontal sums and no tails: a
-// lane is one output. y - x, not x - y: the same square, and x then comes
-// straight from memory into each subtraction (an embedded broadcast on
-// AVX-512), where widening it from f32 in the loop took a conversion and a
-// shuffle per row and k beside the 2 kV subtractions and FMAs.
+// lane is one output. x comes widened from memory by one broadcast load per
+// row and k, where widening it from f32 in the loop took a conversion and a
+// shuffle beside the 2 kV subtractions and FMAs (y - x, not x - y: the same
+// square).
 template <size_t kM, size_t kV>
 HWY_INLINE void LanesTile(const double* x, size_t xs, const double* panel, size_t width, size_t k_count,
                           double* sums, size_t n_stride) {
