@@ -1,6 +1,6 @@
 // Scratch memory a thread keeps from one task to the next.
 //
-// The pairwise tasks need a few hundred KiB each for their sums (16 rows of
+// The pairwise tasks need up to a few hundred KiB each for their sums (rows of
 // x against all of y), and each call as much again for y, packed. Allocated
 // and freed per task, glibc could hand it back to the kernel at every free
 // and fault it in again, zeroed, at the next task: f64 pairwise 1024 x 1024,
