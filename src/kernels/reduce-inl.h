@@ -456,7 +456,11 @@ HWY_INLINE void LanesTileDouble(const typename Wide::Storage* x, int64_t xs, con
       for (size_t v = 0; v < kV; ++v) {
         hn::Vec<D> p, t, s, e;
         SquareTerm(d, xv, yv[v], p, t, s);
-        TwoSumV<D>(h[m][v], p, h[m][v], e);
+        // Fast2Sum on the larger and the smaller of h and p (both >= 0):
+        // the same s and the same exact error as TwoSum, one instruction fewer.
+        const auto sum = hn::Add(h[m][v], p);
+        e = hn::Sub(hn::Min(h[m][v], p), hn::Sub(sum, hn::Max(h[m][v], p)));
+        h[m][v] = sum;
         l[m][v] = hn::Add(l[m][v], hn::Add(e, t));
       }
     }
