@@ -197,6 +197,47 @@ class TfliteRunTest(TfliteTestCase):
         # RDBPOT(3, 1) = 2, RDBPOT(-3, 1) = -2, RDBPOT(-32768, 1) = -16384, RDBPOT(32767, 1) = 16384.
         self.assertEqual(got[True].tolist(), [98, -5, 32766, -32768, 16387, -16379])  # -32769 saturates
 
+    def test_int16_sub_without_options_takes_the_general_path(self):
+        # LiteRT zeroes a SUB's parameters and fills them from SubOptions only when the table is
+        # there: without it pot_scale_int16 is false (the schema's default of true is a table's).
+        a = np.array([1, 0, 3, -1, 5, 100, -7], np.int16)
+        b = np.array([2, 2, 2, 2, 6, 2, -2], np.int16)
+        quants = ((2.0 ** -8, 0), (2.0 ** -10, 0), (2.0 ** -8, 0))
+        model = binary_model("i16", SUB, [7], [7], quants)
+        self.assertNotIn("builtin_options_type", model["subgraphs"][0]["operators"][0])
+        got = self.run_model(self.model("no_options", model), {"a": a, "b": b})["out.npy"]
+        self.assertEqual(got.tolist(), [1, -1, 3, -2, 4, 100, -7])  # LiteRT's reference kernels' values
+        assert_bit_exact(self, got, quant_oracle("subtract", a, b, "i16", *quants, pot=False), "i16")
+        # The table without the field: the power-of-two path, which differs here.
+        table = binary_model("i16", SUB, [7], [7], quants, activation="none")
+        got_pot = self.run_model(self.model("table", table), {"a": a, "b": b}, "out_table")["out.npy"]
+        assert_bit_exact(self, got_pot, quant_oracle("subtract", a, b, "i16", *quants, pot=True), "i16")
+        self.assertEqual(got_pot.tolist(), [0, -1, 2, -2, 3, 99, -6])
+
+    def test_float32_sub_clamps_to_the_finite_range(self):
+        # TFLite's float SUB clamps to the activation's range, [lowest, max] for NONE: an overflow
+        # or an infinite input gives +-FLT_MAX (reference kernels, TFLite-Micro); NaN stays NaN.
+        big = np.finfo(np.float32).max
+        a = np.array([big, -big, np.inf, 1, -np.inf, np.nan, np.inf, 2.5], np.float32)
+        b = np.array([-big, big, 0, -np.inf, 3, 0, np.inf, 0.5], np.float32)
+        for activation, expected in ((None, [big, -big, big, big, -big, None, None, 2.0]),
+                                     ("none", [big, -big, big, big, -big, None, None, 2.0]),
+                                     ("relu", [big, 0, big, big, 0, None, None, 2.0]),
+                                     ("relu6", [6, 0, 6, 6, 0, None, None, 2.0])):
+            with self.subTest(activation=activation):
+                name = "clamp_%s" % activation
+                path = self.model(name, binary_model("f32", SUB, [8], [8], activation=activation))
+                got = self.run_model(path, {"a": a, "b": b}, name)["out.npy"]
+                for value, want in zip(got.tolist(), expected):
+                    if want is None:
+                        self.assertTrue(np.isnan(value))  # inf - inf and NaN inputs
+                    else:
+                        self.assertEqual(value, float(np.float32(want)))
+        # SQUARED_DIFFERENCE has no activation: its overflow stays inf, as in TFLite.
+        path = self.model("sqd", binary_model("f32", SQUARED_DIFFERENCE, [2], [2]))
+        got = self.run_model(path, {"a": np.array([big, 1], np.float32), "b": np.array([0, 1], np.float32)}, "sqd")
+        self.assertEqual(got["out.npy"].tolist(), [np.inf, 0.0])
+
     def test_float32_and_int32(self):
         rng = np.random.default_rng(3)
         a32 = rng.standard_normal((3, 4)).astype(np.float32) * 5

@@ -223,9 +223,14 @@ class Reader {
       for (const int32_t t : ints(op->inputs())) info.inputs.push_back(checked_operand(t, where, "input"));
       for (const int32_t t : ints(op->outputs())) info.outputs.push_back(checked_operand(t, where, "output"));
       info.options_type = op->builtin_options_type();
-      if (const schema::SubOptions* sub = op->builtin_options_as_SubOptions(); sub != nullptr && info.is_sub()) {
-        info.activation = static_cast<FusedActivation>(sub->fused_activation_function());
-        info.pot_scale_int16 = sub->pot_scale_int16();
+      if (info.is_sub()) {
+        // LiteRT's parser zeroes TfLiteSubParams and fills them from a SubOptions table when
+        // there is one: the schema's default of true belongs to a table that omits the field,
+        // so a SUB without the table takes the general int16 path (pot_scale_int16 false).
+        const schema::SubOptions* sub = op->builtin_options_as_SubOptions();
+        info.activation = sub == nullptr ? FusedActivation::none
+                                         : static_cast<FusedActivation>(sub->fused_activation_function());
+        info.pot_scale_int16 = sub != nullptr && sub->pot_scale_int16();
       }
       model_.operators.push_back(std::move(info));
     }

@@ -67,9 +67,10 @@ struct OperatorInfo {
   std::string custom_code;  // for CUSTOM operators
   std::vector<int32_t> inputs;
   std::vector<int32_t> outputs;
-  // SUB's options (SubOptions), read when the operator is a SUB.
+  // SUB's options (SubOptions), read when the operator is a SUB; a SUB without the table has
+  // LiteRT's zeroed parameters (no activation, pot_scale_int16 false).
   FusedActivation activation = FusedActivation::none;
-  bool pot_scale_int16 = true;
+  bool pot_scale_int16 = false;
   // The operator's builtin_options type (LiteRT's BuiltinOptions value; 0 = none).
   uint8_t options_type = 0;
 

@@ -9,6 +9,7 @@
 #include <numbers>
 #include <new>
 #include <set>
+#include <type_traits>
 
 #include "npy.hpp"
 #include "shape_count.hpp"
@@ -326,15 +327,20 @@ void fill_random(void* data, sqdiff::DType dtype, int64_t count, SplitMix64& rng
 // TFLite's fused activation on float32 and int32 SUB: the library's float and
 // int32 ops have no activation, so the tool clamps after the op as TFLite's
 // kernels do (ActivationFunctionWithMinMax: min(max(x, lo), hi), NaN kept).
+// NONE's range is [lowest, max] (CalculateActivationRange), so a float32
+// difference that overflowed, or an infinite input, gives +-FLT_MAX, not inf.
 template <typename T>
 void clamp_activation(void* data, int64_t count, FusedActivation activation) {
   T lo = std::numeric_limits<T>::lowest();
   T hi = std::numeric_limits<T>::max();
   switch (activation) {
+    case FusedActivation::none:
+      if constexpr (std::is_integral_v<T>) return;  // every int32 lies in [lowest, max] already
+      break;
     case FusedActivation::relu: lo = 0; break;
     case FusedActivation::relu6: lo = 0; hi = 6; break;
     case FusedActivation::relu_n1_to_1: lo = -1; hi = 1; break;
-    default: return;
+    default: return;  // the check refuses the others
   }
   auto* p = static_cast<T*>(data);
   for (int64_t i = 0; i < count; ++i) p[i] = std::min(std::max(p[i], lo), hi);
