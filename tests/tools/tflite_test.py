@@ -238,6 +238,24 @@ class TfliteRunTest(TfliteTestCase):
         got = self.run_model(path, {"a": np.array([big, 1], np.float32), "b": np.array([0, 1], np.float32)}, "sqd")
         self.assertEqual(got["out.npy"].tolist(), [np.inf, 0.0])
 
+    def test_input_listed_twice_is_one_tensor(self):
+        # Subgraph inputs [a, b, a]: a is one tensor, drawn once, saved once, used by the operator.
+        tensors = [tensor("a", [4], "i8", (0.5, 0)), tensor("b", [4], "i8", (0.5, 0)),
+                   tensor("out", [4], "i8", (1.0, 0))]
+        path = self.model("twice", model_json(tensors, [op(SUB, [0, 1], [2])], [0, 1, 0], [2, 2]))
+        proc = self.run_ok(path, "--random", "3", "-o", self.path("o"))
+        lines = proc.stdout.splitlines()
+        self.assertEqual(sum(line.startswith('input tensor 0 "a"') for line in lines), 1, proc.stdout)
+        self.assertEqual(sum(line.startswith('output tensor 2 "out"') for line in lines), 1, proc.stdout)
+        self.assertEqual(sorted(os.listdir(self.path("o/inputs"))), ["a.npy", "b.npy"])
+        self.assertEqual(sorted(f for f in os.listdir(self.path("o")) if f.endswith(".npy")), ["out.npy"])
+        a, b = np.load(self.path("o/inputs/a.npy")), np.load(self.path("o/inputs/b.npy"))
+        expected = quant_oracle("subtract", a, b, "i8", (0.5, 0), (0.5, 0), (1.0, 0))
+        assert_bit_exact(self, np.load(self.path("o/out.npy")), expected, "i8")
+        # The saved draw is the one used: running on it gives the same output.
+        again = self.run_model(path, {"a": a, "b": b}, "again")["out.npy"]
+        assert_bit_exact(self, again, expected, "i8")
+
     def test_float32_and_int32(self):
         rng = np.random.default_rng(3)
         a32 = rng.standard_normal((3, 4)).astype(np.float32) * 5

@@ -360,13 +360,15 @@ class Runner {
     }
     if (report_.problem_count() != 0) throw TfliteError(model_.path + ": the check failed; not running the model");
     map_inputs();
-    for (std::size_t k = 0; k < model_.inputs.size(); ++k) input(k);
+    for (const std::size_t k : input_positions_) input(k);
     for (std::size_t i = 0; i < model_.tensors.size(); ++i) {
       const TensorInfo& t = model_.tensors[i];
       if (t.constant && !values_[i]) values_[i] = dense_tensor(*t.dtype, t.shape, t.constant);
     }
     for (const std::size_t i : report_.order) op(model_.operators[i]);
-    for (const int32_t t : model_.outputs) output_.outputs.push_back({t, value(t)});
+    for (const std::size_t k : first_positions(model_.outputs)) {
+      output_.outputs.push_back({model_.outputs[k], value(model_.outputs[k])});
+    }
     return std::move(output_);
   }
 
@@ -383,16 +385,30 @@ class Runner {
     return *v;
   }
 
+  // A tensor the subgraph lists twice as an input (or output) is one tensor:
+  // one value, one random draw, one file, under its first position.
+  static std::vector<std::size_t> first_positions(const std::vector<int32_t>& tensors) {
+    std::vector<std::size_t> positions;
+    std::set<int32_t> seen;
+    for (std::size_t k = 0; k < tensors.size(); ++k) {
+      if (seen.insert(tensors[k]).second) positions.push_back(k);
+    }
+    return positions;
+  }
+
   void map_inputs() {
+    input_positions_ = first_positions(model_.inputs);
     std::multimap<std::string, std::size_t> by_name;
-    for (std::size_t k = 0; k < model_.inputs.size(); ++k) {
+    for (const std::size_t k : input_positions_) {
       by_name.emplace(model_.tensors[static_cast<std::size_t>(model_.inputs[k])].name, k);
     }
     for (const auto& [name, file] : options_.inputs) {
       const auto [first, last] = by_name.equal_range(name);
       if (first == last) {
         std::string names;
-        for (const int32_t t : model_.inputs) names += (names.empty() ? "" : ", ") + in_quotes(model_.tensors[static_cast<std::size_t>(t)].name);
+        for (const std::size_t k : input_positions_) {
+          names += (names.empty() ? "" : ", ") + in_quotes(model_.tensors[static_cast<std::size_t>(model_.inputs[k])].name);
+        }
         throw TfliteError("--input " + name + "=" + file + ": the model has no input tensor called " +
                           in_quotes(name) + " (its inputs: " + (names.empty() ? "none" : names) + ")");
       }
@@ -503,6 +519,7 @@ class Runner {
   const CheckReport& report_;
   const RunOptions& options_;
   std::vector<std::optional<ir::Tensor>> values_;
+  std::vector<std::size_t> input_positions_;  // the first position of each distinct input tensor
   std::map<std::size_t, std::string> files_;  // subgraph input position -> file
   RunOutput output_;
 };

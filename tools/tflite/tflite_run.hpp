@@ -64,9 +64,11 @@ struct OutputValue {
   ir::Tensor value;
 };
 
+// One entry per distinct tensor, in the subgraph's order: a tensor listed twice
+// as an input or output has one value (one random draw), under its first position.
 struct RunOutput {
-  std::vector<InputValue> inputs;    // one per subgraph input, in the subgraph's order
-  std::vector<OutputValue> outputs;  // one per subgraph output, in the subgraph's order
+  std::vector<InputValue> inputs;
+  std::vector<OutputValue> outputs;
 };
 
 // Runs the model. Throws TfliteError naming every operator it cannot run (when
