@@ -9,6 +9,7 @@
 #include "fatal_signals.hpp"
 #include "ir/ir_command.hpp"
 #include "npy.hpp"
+#include "path_text.hpp"
 #include "run_command.hpp"
 #include "shape_command.hpp"
 #include "tflite/tflite_command.hpp"
@@ -36,7 +37,7 @@ int main(int argc, char** argv) {
   app.failure_message([](const CLI::App* top, const CLI::Error& e) {
     std::string help = "sqdiff";
     for (const CLI::App* sub : top->get_subcommands()) help += " " + sub->get_name();
-    return std::string("sqdiff: error: ") + e.what() + " (see " + help + " --help)\n";
+    return sqdiff::tools::error_line(std::string(e.what()) + " (see " + help + " --help)");
   });
   app.footer(
       "Examples:\n"
@@ -63,7 +64,7 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "-h" || arg == "--help" || arg == "--version") continue;
     if (!arg.empty() && arg[0] == '-') {
-      std::cerr << "sqdiff: error: unknown option \"" << arg << "\" (see sqdiff --help)" << std::endl;
+      std::cerr << sqdiff::tools::error_line("unknown option \"" + arg + "\" (see sqdiff --help)") << std::flush;
       return kExitUsage;
     }
     bool known = false;
@@ -72,8 +73,9 @@ int main(int argc, char** argv) {
       known = known || sub->check_name(arg);
     }
     if (!known) {
-      std::cerr << "sqdiff: error: unknown subcommand \"" << arg << "\" (expected run, compare, shape, ir or tflite; see sqdiff --help)"
-                << std::endl;
+      std::cerr << sqdiff::tools::error_line("unknown subcommand \"" + arg +
+                                             "\" (expected run, compare, shape, ir or tflite; see sqdiff --help)")
+                << std::flush;
       return kExitUsage;
     }
     break;
@@ -88,7 +90,7 @@ int main(int argc, char** argv) {
     return status == 0 ? 0 : kExitUsage;
   } catch (const std::exception& e) {
     std::cout.flush();
-    std::cerr << "sqdiff: error: " << e.what() << std::endl;
+    std::cerr << sqdiff::tools::error_line(e.what()) << std::flush;
     return kExitError;
   }
   return 0;

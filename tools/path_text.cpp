@@ -146,4 +146,8 @@ std::string one_line_text(std::string_view bytes) {
   return out;
 }
 
+void write_line(std::ostream& out, std::string_view line) { out << one_line_text(line) << '\n'; }
+
+std::string error_line(std::string_view message) { return "sqdiff: error: " + one_line_text(message) + "\n"; }
+
 }  // namespace sqdiff::tools

@@ -4,6 +4,7 @@
 // forms escape what they cannot carry as is (the rules are in docs/cli.md).
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -29,5 +30,15 @@ std::string hex_bytes(std::string_view bytes);
 // paragraph separators (U+0085, U+2028, U+2029: line breaks to some readers)
 // as \u0085, \u2028, \u2029; other UTF-8 as is.
 std::string one_line_text(std::string_view bytes);
+
+// The one rule for every line the program writes that may hold text from
+// outside (a path, a tensor or layer name, an operator's custom code, a
+// member of an archive): the whole line through one_line_text, once, where it
+// is written, so that a name can neither start a forged line nor send an
+// escape sequence to the terminal. The messages themselves stay raw.
+void write_line(std::ostream& out, std::string_view line);
+
+// "sqdiff: error: MESSAGE\n" with MESSAGE as write_line writes it.
+std::string error_line(std::string_view message);
 
 }  // namespace sqdiff::tools

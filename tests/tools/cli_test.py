@@ -701,6 +701,26 @@ class ProgramTest(CliTestCase):
                 self.assert_error(result, fragment)
                 self.assertEqual(result.returncode, 2, "a command-line mistake exits with 2")
 
+    def test_paths_in_messages_stay_on_one_line(self):
+        # A path holding a newline and escape sequences, in every command's error: one line on
+        # stderr, the path written as the text rule of the reports spells it (docs/cli.md).
+        directory = self.path("d\nsqdiff: error: forged\x1b[2J")
+        os.mkdir(directory)
+        missing = os.path.join(directory, "m\x07.npy")
+        spelled = missing.replace("\\", "\\\\").replace("\n", "\\n").replace("\x1b", "\\x1b").replace("\x07", "\\x07")
+        other = self.save("x.npy", np.zeros(3, np.float32))
+        for args in (["run", "--op", "subtract", missing, other, "-o", self.path("o.npy")],
+                     ["compare", missing, other], ["compare", other, missing],
+                     ["ir", missing], ["tflite", missing]):
+            with self.subTest(args=args[0]):
+                result = run(args)
+                self.assertEqual(result.returncode, 1, result.stderr)
+                self.assertEqual(len(result.stderr.splitlines()), 1, result.stderr)
+                self.assertTrue(result.stderr.startswith("sqdiff: error: "), result.stderr)
+                self.assertIn(spelled, result.stderr)
+                self.assertNotIn("\x1b", result.stderr + result.stdout)
+                self.assertNotIn("\x07", result.stderr + result.stdout)
+
     def test_integer_options_out_of_range_are_refused_not_clamped(self):
         for args, fragment in [
                 (["shape", "2,3", "3", "--broadcast", "pdpd", "--axis=99999999999999999999"],

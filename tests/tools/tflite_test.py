@@ -444,6 +444,37 @@ class TfliteErrorTest(TfliteTestCase):
                                  'operator 2 (CUSTOM "MyNorm") is not run by sqdiff tflite')
         self.assertEqual(len(err.splitlines()), 1)
 
+    def test_names_from_the_file_cannot_forge_lines(self):
+        # Tensor names, custom codes and paths come from outside: every line the program writes
+        # holds them escaped (path_text.hpp's one_line_text), so a newline cannot start a forged
+        # "sqdiff: error:" line and an escape sequence never reaches the terminal.
+        forged = "a\nsqdiff: error: forged"
+        tensors = [tensor(forged, [2], "f32"), tensor("b\x1b[31m", [2], "f32"), tensor("c", [2], "f32"),
+                   tensor("out\r", [2], "f32")]
+        ops = [op(SUB, [0, 1], [2]), op(CUSTOM, [2], [3], custom="My\nOp\x1b]0;title\x07")]
+        directory = self.path("dir\nsqdiff: error: x")
+        os.mkdir(directory)
+        path = write_model(directory, "m", model_json(tensors, ops, [0, 1], [3]))
+        check = self.run_ok(path)
+        refused = run(["tflite", path, "--random", "1"])
+        sub_only = write_model(directory, "sub", model_json(tensors[:3], ops[:1], [0, 1], [2]))
+        missing = run(["tflite", sub_only, "--input", forged + "=" + os.path.join(directory, "none.npy")])
+        for proc in (check, refused, missing):
+            for stream in (proc.stdout, proc.stderr):
+                self.assertNotIn("\x1b", stream)
+                self.assertNotIn("\x07", stream)
+                self.assertNotIn("\r", stream)
+            for line in proc.stderr.splitlines():
+                self.assertTrue(line.startswith("sqdiff: error: "), line)
+        self.assertEqual(len(refused.stderr.splitlines()), 1, refused.stderr)
+        self.assertEqual(len(missing.stderr.splitlines()), 1, missing.stderr)
+        self.assertEqual(refused.returncode, 1)
+        self.assertIn('operator 1 CUSTOM "My\\nOp\\x1b]0;title\\x07": not run by sqdiff tflite', check.stdout)
+        self.assertIn("dir\\nsqdiff: error: x/m.tflite: TFLite schema version 3", check.stdout)
+        self.assertIn('(CUSTOM "My\\nOp\\x1b]0;title\\x07")', refused.stderr)
+        self.assertIn("dir\\nsqdiff: error: x/none.npy", missing.stderr)
+        self.assertEqual(len(check.stdout.splitlines()), 4, check.stdout)  # the header, 2 operators, the summary
+
     def test_operator_checks(self):
         q = (0.5, 0)
         per_axis = {"scale": [0.5, 0.25, 0.125], "zero_point": [0, 0, 0], "quantized_dimension": 0}

@@ -16,6 +16,7 @@
 #include "ir/ir_shapes.hpp"
 #include "output_directory.hpp"
 #include "partial_shape.hpp"
+#include "path_text.hpp"
 
 namespace sqdiff::tools {
 namespace {
@@ -41,12 +42,14 @@ void run_ir_command(const IrArgs& args) {
   using namespace sqdiff::tools::ir;
   if (!args.bin.empty()) (void)InputFile::open(args.bin, "the weights file (--bin)");
   const Model model = load_model(args.model);
-  std::cout << args.model << ": IR v" << model.version << (model.name.empty() ? "" : " \"" + model.name + "\"")
-            << ", " << plural(model.layers.size(), "layer") << ", " << plural(model.edges.size(), "edge") << '\n';
+  // Every line that holds a path or a name from the file goes through write_line (path_text.hpp).
+  write_line(std::cout, args.model + ": IR v" + std::to_string(model.version) +
+                            (model.name.empty() ? "" : " \"" + model.name + "\"") + ", " +
+                            plural(model.layers.size(), "layer") + ", " + plural(model.edges.size(), "edge"));
 
   // 1. Shapes: every SquaredDifference and Subtract layer, checked.
   const ShapeReport report = check_shapes(model);
-  for (const OpCheck& check : report.ops) std::cout << format_op_check(model, check) << '\n';
+  for (const OpCheck& check : report.ops) write_line(std::cout, format_op_check(model, check));
   if (report.ops.empty()) std::cout << "no SquaredDifference or Subtract layers to check\n";
   std::cout.flush();
   // Const layers against the .bin, when there is one to check.
@@ -59,10 +62,10 @@ void run_ir_command(const IrArgs& args) {
     std::size_t failed_layers = 0;
     for (const OpCheck& check : report.ops) {
       if (!check.ok()) ++failed_layers;
-      for (const std::string& problem : check.problems) std::cerr << "sqdiff: error: " << problem << '\n';
+      for (const std::string& problem : check.problems) std::cerr << error_line(problem);
     }
-    for (const std::string& problem : report.other_problems) std::cerr << "sqdiff: error: " << problem << '\n';
-    for (const std::string& problem : weight_problems) std::cerr << "sqdiff: error: " << problem << '\n';
+    for (const std::string& problem : report.other_problems) std::cerr << error_line(problem);
+    for (const std::string& problem : weight_problems) std::cerr << error_line(problem);
     throw IrError(args.model + ": shape check failed: " +
                   plural(report.problem_count() + weight_problems.size(), "problem") + " (" +
                   std::to_string(failed_layers) + " of " + plural(report.ops.size(), "SquaredDifference/Subtract layer") +
@@ -113,17 +116,19 @@ void run_ir_command(const IrArgs& args) {
   for (std::size_t k = 0; k < output.inputs.size(); ++k) {
     const InputValue& in = output.inputs[k];
     const Layer& layer = model.layers[in.layer];
-    std::cout << "input \"" << layer.name << "\" (layer " << layer.id << "): "
-              << (in.random ? "random" + (input_files[k].empty() ? "" : ", saved as " + input_files[k]) : in.file)
-              << ", " << sqdiff::dtype_name(in.value.dtype) << " " << shape_text(in.value.shape) << ": "
-              << format_values(in.value, kValuesShown) << '\n';
+    write_line(std::cout, "input \"" + layer.name + "\" (layer " + std::to_string(layer.id) + "): " +
+                              (in.random ? "random" + (input_files[k].empty() ? "" : ", saved as " + input_files[k])
+                                         : in.file) +
+                              ", " + std::string(sqdiff::dtype_name(in.value.dtype)) + " " +
+                              shape_text(in.value.shape) + ": " + format_values(in.value, kValuesShown));
   }
   for (std::size_t k = 0; k < output.results.size(); ++k) {
     const ResultValue& r = output.results[k];
     const Layer& layer = model.layers[r.layer];
-    std::cout << "result \"" << layer.name << "\" (layer " << layer.id << "): "
-              << (result_files[k].empty() ? "" : result_files[k] + ", ") << sqdiff::dtype_name(r.value.dtype) << " "
-              << shape_text(r.value.shape) << ": " << format_values(r.value, kValuesShown) << '\n';
+    write_line(std::cout, "result \"" + layer.name + "\" (layer " + std::to_string(layer.id) + "): " +
+                              (result_files[k].empty() ? "" : result_files[k] + ", ") +
+                              std::string(sqdiff::dtype_name(r.value.dtype)) + " " + shape_text(r.value.shape) + ": " +
+                              format_values(r.value, kValuesShown));
   }
   if (output.results.empty()) std::cout << "the model has no Result layers: nothing to write\n";
 }

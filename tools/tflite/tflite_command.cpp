@@ -10,6 +10,7 @@
 #include "cli_checks.hpp"
 #include "ir/ir_run.hpp"
 #include "output_directory.hpp"
+#include "path_text.hpp"
 #include "tflite/tflite_model.hpp"
 #include "tflite/tflite_run.hpp"
 
@@ -40,20 +41,21 @@ std::string shape_text(const sqdiff::Shape& shape) {
 
 void run_tflite_command(const TfliteArgs& args) {
   const Model model = load_model(args.model);
-  std::cout << args.model << ": TFLite schema version " << model.version << ", subgraph 0"
-            << (model.subgraph_name.empty() ? "" : " \"" + model.subgraph_name + "\"") << " of "
-            << model.subgraph_count << ": " << plural(model.tensors.size(), "tensor") << ", "
-            << plural(model.operators.size(), "operator") << '\n';
+  // Every line that holds a path or a name from the file goes through write_line (path_text.hpp).
+  write_line(std::cout, args.model + ": TFLite schema version " + std::to_string(model.version) + ", subgraph 0" +
+                            (model.subgraph_name.empty() ? "" : " \"" + model.subgraph_name + "\"") + " of " +
+                            std::to_string(model.subgraph_count) + ": " + plural(model.tensors.size(), "tensor") +
+                            ", " + plural(model.operators.size(), "operator"));
 
   // 1. The check: every operator, each SQUARED_DIFFERENCE and SUB in full.
   const CheckReport report = check_model(model);
   for (const OpCheck& check : report.ops) {
     const OperatorInfo& op = model.operators[check.op];
-    std::cout << "operator " << op.index << " " << op.op_name() << ": ";
+    const std::string head = "operator " + std::to_string(op.index) + " " + op.op_name() + ": ";
     if (!check.supported) {
-      std::cout << "not run by sqdiff tflite (it runs SQUARED_DIFFERENCE and SUB)\n";
+      write_line(std::cout, head + "not run by sqdiff tflite (it runs SQUARED_DIFFERENCE and SUB)");
     } else {
-      std::cout << check.summary << (check.summary.empty() ? "" : ": ") << (check.ok() ? "ok" : "wrong") << '\n';
+      write_line(std::cout, head + check.summary + (check.summary.empty() ? "" : ": ") + (check.ok() ? "ok" : "wrong"));
     }
   }
   if (report.ops.empty()) std::cout << "no operators to check\n";
@@ -64,9 +66,9 @@ void run_tflite_command(const TfliteArgs& args) {
       if (!check.supported) continue;
       ++checked;
       if (!check.ok()) ++failed;
-      for (const std::string& problem : check.problems) std::cerr << "sqdiff: error: " << problem << '\n';
+      for (const std::string& problem : check.problems) std::cerr << error_line(problem);
     }
-    for (const std::string& problem : report.graph_problems) std::cerr << "sqdiff: error: " << problem << '\n';
+    for (const std::string& problem : report.graph_problems) std::cerr << error_line(problem);
     throw TfliteError(args.model + ": check failed: " + plural(report.problem_count(), "problem") + " (" +
                       std::to_string(failed) + " of " + plural(checked, "SQUARED_DIFFERENCE/SUB operator") +
                       " wrong" + (report.graph_problems.empty() ? "" : ", " + plural(report.graph_problems.size(), "graph problem")) +
@@ -111,16 +113,18 @@ void run_tflite_command(const TfliteArgs& args) {
   }
   for (std::size_t k = 0; k < output.inputs.size(); ++k) {
     const InputValue& in = output.inputs[k];
-    std::cout << "input " << model.describe_tensor(in.tensor) << ": "
-              << (in.random ? "random" + (input_files[k].empty() ? "" : ", saved as " + input_files[k]) : in.file)
-              << ", " << sqdiff::dtype_name(in.value.dtype) << " " << shape_text(in.value.shape) << ": "
-              << ir::format_values(in.value, kValuesShown) << '\n';
+    write_line(std::cout, "input " + model.describe_tensor(in.tensor) + ": " +
+                              (in.random ? "random" + (input_files[k].empty() ? "" : ", saved as " + input_files[k])
+                                         : in.file) +
+                              ", " + std::string(sqdiff::dtype_name(in.value.dtype)) + " " +
+                              shape_text(in.value.shape) + ": " + ir::format_values(in.value, kValuesShown));
   }
   for (std::size_t k = 0; k < output.outputs.size(); ++k) {
     const OutputValue& out = output.outputs[k];
-    std::cout << "output " << model.describe_tensor(out.tensor) << ": "
-              << (output_files[k].empty() ? "" : output_files[k] + ", ") << sqdiff::dtype_name(out.value.dtype) << " "
-              << shape_text(out.value.shape) << ": " << ir::format_values(out.value, kValuesShown) << '\n';
+    write_line(std::cout, "output " + model.describe_tensor(out.tensor) + ": " +
+                              (output_files[k].empty() ? "" : output_files[k] + ", ") +
+                              std::string(sqdiff::dtype_name(out.value.dtype)) + " " + shape_text(out.value.shape) +
+                              ": " + ir::format_values(out.value, kValuesShown));
   }
   if (output.outputs.empty()) std::cout << "the model has no outputs: nothing to write\n";
 }
