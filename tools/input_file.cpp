@@ -1,6 +1,7 @@
 #include "input_file.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -73,6 +74,15 @@ std::string InputFile::read_all(int64_t max_bytes) const {
   std::string text(static_cast<std::size_t>(size_), '\0');
   read_at(0, size_, text.data());
   return text;
+}
+
+std::shared_ptr<const std::byte> InputFile::map() const {
+  if (size_ == 0) return nullptr;
+  const auto bytes = static_cast<std::size_t>(size_);
+  void* map = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd_, 0);
+  if (map == MAP_FAILED) fail(path_, std::string("cannot memory-map: ") + std::strerror(errno));
+  return std::shared_ptr<const std::byte>(static_cast<const std::byte*>(map),
+                                          [bytes](const std::byte* p) { ::munmap(const_cast<std::byte*>(p), bytes); });
 }
 
 void InputFile::read_at(int64_t offset, int64_t bytes, void* to) const {

@@ -3,7 +3,9 @@
 // without end (a FIFO would hang the open, /dev/zero would fill memory).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace sqdiff::tools {
@@ -32,6 +34,11 @@ class InputFile {
   // `bytes` bytes at `offset` into `to`; throws sqdiff::Error when the file
   // ends before them or cannot be read.
   void read_at(int64_t offset, int64_t bytes, void* to) const;
+  // The whole file, mapped read-only and shared: pages are read only where
+  // something reads them, and the mapping lives as long as any owner (aliasing
+  // pointers into it included). nullptr for an empty file; throws
+  // sqdiff::Error naming the path when the file cannot be mapped.
+  std::shared_ptr<const std::byte> map() const;
 
  private:
   InputFile(std::string path, int fd, int64_t size) : path_(std::move(path)), fd_(fd), size_(size) {}

@@ -1,11 +1,9 @@
 #include "npz_archive.hpp"
 
-#include <sys/mman.h>
 #include <zlib.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
+#include <cstdio>
 #include <fcntl.h>
 #include <limits>
 #include <memory>
@@ -13,6 +11,7 @@
 #include <numeric>
 #include <unistd.h>
 
+#include "crc32.hpp"
 #include "input_file.hpp"
 
 namespace sqdiff::tools {
@@ -125,6 +124,17 @@ std::vector<Entry> entries_of(const Bytes& bytes, const std::string& path) {
 // the buffer below 1032 times the member's bytes in the file.
 constexpr uint64_t kDeflateMaxRatio = 1032;
 
+// A member's bytes against its CRC-32, as zipfile (and so numpy.load) checks
+// it: a damaged archive is refused, never compared on corrupted bytes.
+void check_crc(const std::byte* bytes, const Entry& e, const std::string& where) {
+  const uint32_t crc = tools::crc32(0, bytes, static_cast<std::size_t>(e.uncompressed));
+  if (crc != e.crc) {
+    char text[64];
+    std::snprintf(text, sizeof text, " (the archive says %08x, the bytes give %08x)", e.crc, crc);
+    fail(where, std::string("corrupt member: CRC-32 mismatch") + text);
+  }
+}
+
 std::shared_ptr<std::byte[]> inflate_member(const std::byte* data, const Entry& e, const std::string& where) {
   // e.compressed is at most the file's size here (read_npz checked it), so the product cannot overflow.
   if (e.uncompressed > e.compressed * kDeflateMaxRatio) {
@@ -156,13 +166,7 @@ std::shared_ptr<std::byte[]> inflate_member(const std::byte* data, const Entry& 
   }
   inflateEnd(&stream);
   if (status != Z_STREAM_END || out_left != 0) fail(where, "corrupt deflated member (zlib could not inflate it)");
-  uLong crc = crc32(0L, Z_NULL, 0);
-  for (uint64_t done = 0; done < e.uncompressed;) {
-    const uInt step = static_cast<uInt>(std::min<uint64_t>(e.uncompressed - done, uInt{1} << 30));
-    crc = crc32(crc, reinterpret_cast<const Bytef*>(out.get()) + done, step);
-    done += step;
-  }
-  if (crc != e.crc) fail(where, "corrupt member (CRC-32 mismatch)");
+  check_crc(out.get(), e, where);
   return out;
 }
 
@@ -182,10 +186,8 @@ std::vector<NpzMember> read_npz(const std::string& path) {
   const InputFile file = InputFile::open(path);
   const auto size = static_cast<std::size_t>(file.size());
   if (size == 0) fail(path, "not a .npz file (the file is empty)");
-  void* map = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, file.fd(), 0);
-  if (map == MAP_FAILED) fail(path, std::string("cannot memory-map: ") + std::strerror(errno));
-  std::shared_ptr<const void> mapping(map, [size](const void* p) { ::munmap(const_cast<void*>(p), size); });
-  const Bytes bytes(static_cast<const std::byte*>(map), size, path);
+  const std::shared_ptr<const std::byte> mapping = file.map();
+  const Bytes bytes(mapping.get(), size, path);
 
   const std::vector<Entry> entries = entries_of(bytes, path);
   std::vector<uint64_t> data_offsets;
@@ -224,6 +226,7 @@ std::vector<NpzMember> read_npz(const std::string& path) {
     std::string name = e.name.substr(0, e.name.size() - 4);
     if (e.method == 0) {
       if (e.compressed != e.uncompressed) fail(where, "not a valid .npz file (a stored member's sizes differ)");
+      check_crc(data, e, where);  // reads the member once, at memory speed (crc32.hpp)
       members.push_back({std::move(name), NpyArray::from_bytes(where, data, e.uncompressed, mapping)});
     } else if (e.method == 8) {
       std::shared_ptr<std::byte[]> inflated = inflate_member(data, e, where);

@@ -1,9 +1,9 @@
 // .npz files: zip archives of .npy members, as numpy.savez (members stored)
 // and numpy.savez_compressed (members deflated) write them, zip64 included.
 // Stored members are read in place from a read-only memory map of the file;
-// deflated ones are inflated (zlib) into memory, one buffer each, their
-// CRC-32 checked. Other compression methods and encrypted members are
-// refused.
+// deflated ones are inflated (zlib) into memory, one buffer each. Every
+// member's CRC-32 is checked (as numpy.load does). Other compression methods
+// and encrypted members are refused.
 #pragma once
 
 #include <string>

@@ -871,6 +871,30 @@ class CompareGateTest(CompareTestCase):
             f.write(bytes(data))
         self.expect_status(["compare", self.path("flipped.npz"), compressed], 1, "flipped.npz: member x.npy")
 
+    def test_stored_member_with_a_bad_crc(self):
+        # numpy.savez stores members: a flipped byte of a member's data leaves every zip record valid
+        # and only the CRC-32 wrong, which numpy.load refuses ("Bad CRC-32"), and so does sqdiff.
+        x = np.arange(4096, dtype=np.float32)
+        good = self.make_set("npz", "good.npz", {"x": x, "y": x + 1})
+        with open(good, "rb") as g:
+            data = bytearray(g.read())
+        at = bytes(data).find(np.float32(1234).tobytes())  # inside member x's data
+        self.assertGreater(at, 0)
+        data[at] ^= 0x01
+        path = self.path("flipped_stored.npz")
+        with open(path, "wb") as f:
+            f.write(bytes(data))
+        with self.assertRaisesRegex(Exception, "Bad CRC-32"):
+            np.load(path)["x"]
+        self.expect_status(["compare", path, good], 1,
+                           "flipped_stored.npz: member x.npy: corrupt member: CRC-32 mismatch (the archive says ")
+        self.expect_status(["compare", good, path], 1, "flipped_stored.npz: member x.npy: corrupt member")
+        # The same archive with its byte put back compares as identical.
+        data[at] ^= 0x01
+        with open(path, "wb") as f:
+            f.write(bytes(data))
+        self.assertEqual(run(["compare", path, good]).returncode, 0)
+
     def test_forged_npz_sizes(self):
         # A deflated member can expand at most 1032 times (deflate's limit); one claiming more is refused
         # before its buffer is allocated (it was allocated whole: 4 GiB here, 1 PiB through zip64).
