@@ -1,7 +1,8 @@
 // Fuzzes the .npz reader (tools/npz_archive.*, tools/tensor_set.*): the zip
 // records (end of central directory, zip64 end record and locator, central
 // and local headers, the zip64 extra field), stored and deflated members
-// (zlib, CRC-32), and each member read as a .npy array.
+// (zlib; the CRC-32 computed, a mismatch let through in this build so that
+// mutated members reach the .npy reader), and each member read as a .npy array.
 //
 // Each input is written to one memfd (reused for every input) and read as
 // `sqdiff compare` reads a set: is_tensor_set, then open_tensor_set (which
