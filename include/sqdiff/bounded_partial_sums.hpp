@@ -38,7 +38,9 @@ void bounded_partial_sum_squared_difference(const ConstTensorView& a, const Cons
 // into[i] += from[i] for `outputs` states of inputs of type `input`, bounds
 // included. `into` and `from` are the same states or do not overlap. Every
 // state is checked first (as the exact states are: a state not written by
-// this library's bounded functions for inputs of `input` type is an Error),
+// this library's bounded functions for inputs of `input` type is an Error,
+// and so is one whose sum or bound no such inputs reach: beyond 2^64 times
+// the square of twice the type's largest finite value for f16, bf16 and f32),
 // and nothing is written when one is refused.
 void combine_bounded_partial_sums(DType input, uint64_t* into, const uint64_t* from, int64_t outputs);
 

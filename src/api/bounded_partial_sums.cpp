@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -42,6 +43,23 @@ uint64_t tag_of(DType input, uint32_t flags) {
   throw Error(std::string(op) + ": " + name + " " + std::to_string(index) + " " + what +
               "; a bounded state must come from bounded_partial_sum_squared_difference or "
               "combine_bounded_partial_sums of this library, for inputs of the type it is passed with");
+}
+
+// The largest high part or bound a state of `input` inputs can hold: at most
+// 2^63 terms (an element count is an int64), each at most the square of twice
+// the type's largest finite value (a larger term is infinite, and flagged),
+// and twice that for the bound's own share. f64's sums beyond its range are
+// flagged unbounded, so any finite value may come from f64 inputs.
+double largest_bounded_value(DType input) {
+  double largest_input = std::numeric_limits<double>::max();
+  switch (input) {
+    case DType::f16: largest_input = 65504.0; break;
+    case DType::bf16: largest_input = std::ldexp(255.0, 120); break;  // 0x1.FEp127
+    case DType::f32: largest_input = std::numeric_limits<float>::max(); break;
+    default: return std::numeric_limits<double>::max();
+  }
+  const double term = (2 * largest_input) * (2 * largest_input);
+  return std::ldexp(term, 64);
 }
 
 // State `index` of `states`, once checked to be what this library's bounded
@@ -87,6 +105,14 @@ BoundedSum checked_state(const char* op, const char* name, DType input, const ui
   // A double-double: the low part at most half an ulp of the high part.
   if (std::fabs(v.lo) > (std::nextafter(v.hi, std::numeric_limits<double>::infinity()) - v.hi) / 2) {
     refuse_state(op, name, index, "holds a low part beyond half an ulp of its high part (not a double-double)");
+  }
+  const double largest = largest_bounded_value(input);
+  if (v.hi > largest || v.error > largest) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.6g", largest);
+    refuse_state(op, name, index,
+                 "holds a sum or bound larger than any " + std::string(dtype_name(input)) + " inputs can give (at most " +
+                     text + ")");
   }
   return sum;
 }

@@ -1158,6 +1158,24 @@ TEST_P(BoundedBadStates, AreAnErrorNeverASum) {
   std::vector<uint64_t> low_only = with_value(0, 0.0);
   low_only[1] = std::bit_cast<uint64_t>(0x1p-60);
   expect_refused(t, low_only, not_a_sum, "hi 0 with lo != 0");
+  // Sums no input of a half or single type reaches: 2^63 terms of at most
+  // (2 * largest finite)^2 each (f64's sums beyond its range are flagged, so
+  // any finite value is an f64 state's).
+  if (t != DType::f64) {
+    const std::string too_large = "larger than any " + std::string(sqdiff::dtype_name(t)) + " inputs can give";
+    expect_refused(t, with_value(0, 1e300), too_large, "a high part of 1e300");
+    expect_refused(t, with_value(2, 1e300), too_large, "a bound of 1e300");
+    const double largest = t == DType::f16 ? 65504.0 : t == DType::bf16 ? 0x1.FEp127 : 0x1.FFFFFEp127;
+    const double limit = std::ldexp((2 * largest) * (2 * largest), 64);
+    expect_refused(t, with_value(0, std::nextafter(limit, inf)), too_large, "a high part just past the limit");
+    // At the limit itself the state is one: finish rounds it (to inf in the input type).
+    std::vector<uint64_t> at_limit = two_states(t);
+    at_limit[kWords] = std::bit_cast<uint64_t>(limit);
+    Array out = sentinel_array(DType::f64, {2}, dense_layout({2}));
+    std::vector<uint8_t> flags(2, kFlagFill);
+    sqdiff::finish_bounded_partial_sums(t, at_limit.data(), 1, false, out.mutable_view(), flags.data());
+    EXPECT_EQ(out.bits_at(1), std::bit_cast<uint64_t>(limit));
+  }
   // A state of another input type, whole: f32's passed as f16 and so on.
   const DType other = t == DType::f32 ? DType::f16 : DType::f32;
   const std::vector<uint64_t> theirs = two_states(other);
