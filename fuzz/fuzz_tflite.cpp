@@ -61,7 +61,7 @@ void check_names(const std::vector<std::string>& names, const std::string& what)
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   ReadLimits limits;
-  limits.max_file_bytes = int64_t{1} << 20;
+  limits.max_copied_bytes = int64_t{1} << 20;
   limits.max_tensor_bytes = kMaxTensorBytes;
   Model model;
   try {

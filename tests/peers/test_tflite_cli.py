@@ -17,9 +17,11 @@ import pathlib
 import subprocess
 import sys
 
+import flatbuffers
 import numpy as np
 import pytest
 import sqdiff
+from ai_edge_litert import schema_py_generated as schema
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "peers"))
@@ -146,3 +148,66 @@ def test_a_model_with_an_add_is_refused_naming_it(tmp_path, position):
     assert code != 0
     assert "ADD" in text, text
     assert not (out_dir / "out.npy").exists()
+
+
+def _model_over_2_gib(path):
+    """Writes (sparsely) what TensorFlow's converter writes past 2 GiB: the flatbuffer, then the
+    buffers at Buffer.offset from the file's start; a 2 GiB INT8 constant no operator reads, then
+    the FLOAT32 constant c of out = SUB(a, c) at an offset beyond 2^31. Returns c."""
+    big_offset, big_bytes = 4096, (1 << 31) + (1 << 20)
+    c_offset = big_offset + big_bytes
+    c = np.array([1.5, -2.0, 0.25, 8.0], np.float32)
+    tensors = []
+    for name, shape, dtype, buffer in (("a", [4], schema.TensorType.FLOAT32, 0),
+                                       ("big", [2, big_bytes // 2], schema.TensorType.INT8, 1),
+                                       ("c", [4], schema.TensorType.FLOAT32, 2),
+                                       ("out", [4], schema.TensorType.FLOAT32, 0)):
+        t = schema.TensorT()
+        t.name, t.shape, t.type, t.buffer = name, shape, dtype, buffer
+        tensors.append(t)
+    sub = schema.OperatorT()
+    sub.opcodeIndex, sub.inputs, sub.outputs = 0, [0, 2], [3]
+    sub.builtinOptionsType = schema.BuiltinOptions.SubOptions
+    sub.builtinOptions = schema.SubOptionsT()
+    subgraph = schema.SubGraphT()
+    subgraph.tensors, subgraph.inputs, subgraph.outputs, subgraph.operators = tensors, [0], [3], [sub]
+    code = schema.OperatorCodeT()
+    code.builtinCode = code.deprecatedBuiltinCode = schema.BuiltinOperator.SUB
+    code.version = 1
+    buffers = [schema.BufferT()]
+    for offset, size in ((big_offset, big_bytes), (c_offset, c.nbytes)):
+        b = schema.BufferT()
+        b.offset, b.size = offset, size
+        buffers.append(b)
+    tflite = schema.ModelT()
+    tflite.version, tflite.operatorCodes, tflite.subgraphs, tflite.buffers = 3, [code], [subgraph], buffers
+    builder = flatbuffers.Builder(1024)
+    builder.Finish(tflite.Pack(builder), file_identifier=b"TFL3")
+    flatbuffer = bytes(builder.Output())
+    assert len(flatbuffer) < big_offset
+    with open(path, "wb") as f:
+        f.write(flatbuffer)
+        f.seek(c_offset)  # the hole stays unallocated: a sparse file
+        f.write(c.tobytes())
+    return c
+
+
+def test_a_model_over_2_gib_runs_as_in_litert(tmp_path):
+    """Issue 31 item 6: the file is mapped and its external buffers read where the run needs them."""
+    from ai_edge_litert import interpreter as litert
+    path = tmp_path / "large.tflite"
+    c = _model_over_2_gib(path)
+    assert path.stat().st_size > (1 << 31)
+    a = np.array([1, 2, 3, 4], np.float32)
+    runner = litert.Interpreter(model_path=str(path), num_threads=1,
+                                experimental_op_resolver_type=litert.OpResolverType.BUILTIN_REF)
+    runner.allocate_tensors()
+    runner.set_tensor(runner.get_input_details()[0]["index"], a)
+    runner.invoke()
+    expected = runner.get_tensor(runner.get_output_details()[0]["index"]).copy()
+    np.testing.assert_array_equal(expected, a - c)  # LiteRT read c past 2 GiB too
+    np.save(tmp_path / "a.npy", a)
+    done = subprocess.run([cli(), "tflite", str(path), "--input", f"a={tmp_path / 'a.npy'}", "-o",
+                           str(tmp_path / "out")], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "out" / "out.npy"), expected)

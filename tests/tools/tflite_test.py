@@ -318,6 +318,36 @@ class TfliteRunTest(TfliteTestCase):
         a = np.array([1, 2, 3], np.float32)
         self.assertEqual(self.run_model(path, {"a": a})["out.npy"].tolist(), [-0.5, 4.0, 2.75])
 
+    def test_model_over_2_gib_with_external_buffers(self):
+        # What TensorFlow's converter writes past 2 GiB: the flatbuffer first, then the large
+        # buffers at Buffer.offset from the file's start. A 2 GiB constant no operator uses sits
+        # before the one the SUB reads (at an offset beyond 2^31); the file is sparse, and the file
+        # is mapped, not read, so the run's peak memory is about the tensors it uses.
+        big_offset, big_bytes = 4096, (1 << 31) + (1 << 20)
+        c_offset = big_offset + big_bytes
+        c = np.array([1.5, -2.0, 0.25, 8.0], np.float32)
+        tensors = [tensor("a", [4], "f32"), tensor("big", [2, big_bytes // 2], "i8", buffer=1),
+                   tensor("c", [4], "f32", buffer=2), tensor("out", [4], "f32")]
+        model = model_json(tensors, [op(SUB, [0, 2], [3])], [0], [3],
+                           buffers=[{"offset": big_offset, "size": big_bytes}, {"offset": c_offset, "size": 16}])
+        path = self.model("large", model)
+        self.assertLess(os.path.getsize(path), big_offset)
+        with open(path, "r+b") as f:
+            f.seek(c_offset)
+            f.write(c.tobytes())
+        self.assertGreater(os.path.getsize(path), 1 << 31)
+        a = self.save("a.npy", np.array([1, 2, 3, 4], np.float32))
+        measure = ("import resource, subprocess, sys\n"
+                   "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+                   "print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+                   "sys.stderr.write(done.stderr)\n")
+        proc = subprocess.run(["/usr/bin/python3", "-c", measure, SQDIFF, "tflite", path, "--input", "a=" + a,
+                               "-o", self.path("large_out")], capture_output=True, text=True, timeout=600)
+        status, peak_kib = map(int, proc.stdout.split())
+        self.assertEqual(status, 0, proc.stderr)
+        self.assertEqual(np.load(self.path("large_out/out.npy")).tolist(), [-0.5, 4.0, 2.75, -4.0])
+        self.assertLess(peak_kib, 64 * 1024, "the 2 GiB constant no operator reads must not be read")
+
     def test_random_inputs_are_deterministic_and_cover_the_range(self):
         path = self.model("r", binary_model("i8", SUB, [64, 64], [64, 64], ((0.5, 0), (0.5, 0), (1.0, 0))))
         self.run_ok(path, "--random", "5", "-o", self.path("r1"))

@@ -46,8 +46,10 @@ std::vector<int32_t> ints(const flatbuffers::Vector<int32_t>* v) {
 
 class Reader {
  public:
-  Reader(const uint8_t* bytes, std::size_t size, std::string path, const ReadLimits& limits)
-      : bytes_(bytes), size_(size), limits_(limits) {
+  // `owner` keeps the bytes alive: constants point into them (the mapped file).
+  Reader(std::shared_ptr<const std::byte> owner, std::size_t size, std::string path, const ReadLimits& limits)
+      : owner_(std::move(owner)), bytes_(reinterpret_cast<const uint8_t*>(owner_.get())), size_(size),
+        limits_(limits) {
     model_.path = std::move(path);
   }
 
@@ -79,8 +81,11 @@ class Reader {
     }
     // The Verifier bounds every offset, vector and string of the tables the
     // schema declares before anything reads them; its limits on depth and table
-    // count keep a crafted file from taking long.
-    flatbuffers::Verifier verifier(bytes_, size_, /*max_depth=*/64, /*max_tables=*/1000000);
+    // count keep a crafted file from taking long. A flatbuffer is under 2 GiB
+    // (FlatBuffers' 32-bit offsets): a larger file keeps its big buffers after
+    // it (Buffer.offset), so the Verifier sees the first 2 GiB, as LiteRT's does.
+    const std::size_t flatbuffer_bytes = std::min<std::size_t>(size_, FLATBUFFERS_MAX_BUFFER_SIZE - 1);
+    flatbuffers::Verifier verifier(bytes_, flatbuffer_bytes, /*max_depth=*/64, /*max_tables=*/1000000);
     if (!schema::VerifyModelBuffer(verifier)) {
       fail("not a valid .tflite model: the FlatBuffers verifier rejected it (an offset, vector or string "
            "outside the file, or a truncated file)");
@@ -181,7 +186,14 @@ class Reader {
       fail(where + "buffer " + std::to_string(index) + " holds " + std::to_string(bytes) + " bytes, but " +
            tensor_type_name(info.type) + " " + shape_text(info.shape) + " needs " + std::to_string(*expected));
     }
-    info.constant = aligned_copy(data, static_cast<std::size_t>(bytes));
+    // In place when aligned for its type (the mapped file's pages are read only
+    // where an operator reads them); a copy otherwise.
+    const std::size_t item = sqdiff::dtype_size(*info.dtype);
+    if (reinterpret_cast<std::uintptr_t>(data) % item == 0) {
+      info.constant = std::shared_ptr<const void>(owner_, data);
+    } else {
+      info.constant = aligned_copy(data, static_cast<std::size_t>(bytes));
+    }
   }
 
   static std::string shape_text(const sqdiff::Shape& shape) {
@@ -244,6 +256,7 @@ class Reader {
     return t;
   }
 
+  std::shared_ptr<const std::byte> owner_;
   const uint8_t* bytes_;
   std::size_t size_;
   ReadLimits limits_;
@@ -293,25 +306,22 @@ std::string Model::describe_tensor(int32_t index) const {
 }
 
 Model parse_model(const void* bytes, std::size_t size, const std::string& path, const ReadLimits& limits) {
-  if (size > static_cast<uint64_t>(limits.max_file_bytes) || size >= FLATBUFFERS_MAX_BUFFER_SIZE) {
-    throw TfliteError(path + ": the file has " + std::to_string(size) + " bytes, more than sqdiff tflite reads (" +
-                      std::to_string(std::min<int64_t>(limits.max_file_bytes, FLATBUFFERS_MAX_BUFFER_SIZE - 1)) +
-                      ")");
+  if (size > static_cast<uint64_t>(limits.max_copied_bytes)) {
+    throw TfliteError(path + ": " + std::to_string(size) + " bytes in memory, more than sqdiff tflite copies (" +
+                      std::to_string(limits.max_copied_bytes) + ")");
   }
   // An aligned copy: the flatbuffer's scalars are read in place, and its
   // alignment rules hold from the buffer's start.
-  const std::shared_ptr<void> copy = aligned_copy(bytes, size);
-  return Reader(static_cast<const uint8_t*>(copy.get()), size, path, limits).read();
+  std::shared_ptr<void> copy = aligned_copy(bytes, size);
+  return Reader(std::shared_ptr<const std::byte>(copy, static_cast<const std::byte*>(copy.get())), size, path, limits)
+      .read();
 }
 
 Model load_model(const std::string& path, const ReadLimits& limits) {
+  // Mapped, not read: a model of any size costs the pages its flatbuffer and
+  // the constants the run uses take, and the mapping starts page-aligned.
   const InputFile file = InputFile::open(path, "the model file");
-  if (file.size() > limits.max_file_bytes) {
-    throw TfliteError(path + ": the file has " + std::to_string(file.size()) + " bytes, more than sqdiff tflite reads (" +
-                      std::to_string(limits.max_file_bytes) + ")");
-  }
-  const std::string bytes = file.read_all(limits.max_file_bytes);
-  return parse_model(bytes.data(), bytes.size(), path, limits);
+  return Reader(file.map(), static_cast<std::size_t>(file.size()), path, limits).read();
 }
 
 }  // namespace sqdiff::tools::tflite

@@ -1,7 +1,8 @@
-// Reading a .tflite (LiteRT) model: the FlatBuffers Verifier runs over the
-// whole file first, then the main subgraph is copied into the plain structs
-// below, every index, shape and buffer checked on the way. Nothing of the
-// flatbuffer is touched after load_model returns.
+// Reading a .tflite (LiteRT) model: the file is mapped, the FlatBuffers
+// Verifier runs over the flatbuffer first, then the main subgraph is copied
+// into the plain structs below, every index, shape and buffer checked on the
+// way. Only the constants' bytes are used after load_model returns: in place
+// in the mapping, which they keep alive.
 #pragma once
 
 #include <cstddef>
@@ -33,10 +34,12 @@ constexpr int32_t kBuiltinCustom = 32;
 enum class FusedActivation : int8_t { none = 0, relu = 1, relu_n1_to_1 = 2, relu6 = 3, tanh = 4, sign_bit = 5 };
 
 // Limits that keep a hostile file from costing memory or time (the fuzzer
-// passes smaller ones).
+// passes smaller ones). A file is mapped, so its size costs nothing; the
+// flatbuffer in it is read within its first 2 GiB (FlatBuffers' limit), and
+// constants after it (Buffer.offset) anywhere in the file.
 struct ReadLimits {
-  int64_t max_file_bytes = int64_t{1} << 30;
-  int64_t max_tensor_bytes = int64_t{1} << 32;
+  int64_t max_copied_bytes = int64_t{1} << 30;  // parse_model's copy of bytes in memory
+  int64_t max_tensor_bytes = int64_t{1} << 34;  // a constant's declared size (the run's own limit)
 };
 
 // Dims of a tensor: sqdiff's planner keeps up to 8 without the heap, and no
@@ -101,8 +104,9 @@ struct Model {
 // file that cannot be opened) naming the path and what is wrong.
 Model load_model(const std::string& path, const ReadLimits& limits = {});
 
-// The same from bytes in memory (the fuzzer); `path` names them in messages.
-// Buffers stored outside the flatbuffer (Buffer.offset) are read from `bytes`.
+// The same from bytes in memory (the fuzzer), copied first; `path` names them
+// in messages. Buffers stored outside the flatbuffer (Buffer.offset) are read
+// from `bytes`.
 Model parse_model(const void* bytes, std::size_t size, const std::string& path, const ReadLimits& limits = {});
 
 // LiteRT's name of a TensorType value ("INT8"), or "type 42".
