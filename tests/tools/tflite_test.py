@@ -28,8 +28,10 @@ FLATC = os.environ.get("FLATC") or shutil.which("flatc") or "flatc"
 
 TFLITE_TYPE = {"f32": "FLOAT32", "i32": "INT32", "u8": "UINT8", "i16": "INT16", "i8": "INT8", "i64": "INT64",
                "f16": "FLOAT16"}
-NUMPY = {"f32": np.float32, "i32": np.int32, "u8": np.uint8, "i16": np.int16, "i8": np.int8, "i64": np.int64}
+NUMPY = {"f32": np.float32, "i32": np.int32, "u8": np.uint8, "i16": np.int16, "i8": np.int8, "i64": np.int64,
+         "f16": np.float16}
 SUB, SQUARED_DIFFERENCE, ADD, CUSTOM = 41, 99, 0, 32
+MUL, MAXIMUM, MINIMUM, SQUARE = 18, 55, 57, 92
 ACTIVATIONS = {"none": "NONE", "relu": "RELU", "relu_n1_to_1": "RELU_N1_TO_1", "relu6": "RELU6"}
 
 
@@ -53,6 +55,8 @@ def op(code, inputs, outputs, activation=None, pot=None, custom=None, options=No
                                        **({"pot_scale_int16": pot} if pot is not None else {})})
     if code == SQUARED_DIFFERENCE:
         o["options"] = ("SquaredDifferenceOptions", {})
+    if code == MUL and activation is not None:
+        o["options"] = ("MulOptions", {"fused_activation_function": ACTIVATIONS[activation]})
     if options is not None:
         o["options"] = options
     return o
@@ -255,6 +259,66 @@ class TfliteRunTest(TfliteTestCase):
         # The saved draw is the one used: running on it gives the same output.
         again = self.run_model(path, {"a": a, "b": b}, "again")["out.npy"]
         assert_bit_exact(self, again, expected, "i8")
+
+    def test_mul_maximum_minimum_square_against_numpy(self):
+        # The kinds the converter lowers rank-5/6 squared differences and int32 relu to, computed as
+        # LiteRT's reference kernels do: MUL in the type (int32 wraps) then the activation's clamp
+        # (NONE: a float's finite range), MAXIMUM/MINIMUM as `a > b ? a : b` / `a < b ? a : b` on
+        # the stored values (so a NaN in b wins and one in a loses), SQUARE as x * x.
+        rng = np.random.default_rng(21)
+        big = np.finfo(np.float32).max
+        specials = np.array([np.nan, 1.0, -np.inf, np.inf, 0.0, -0.0, big, 2.0], np.float32)
+        a32 = np.concatenate([specials, rng.standard_normal(24).astype(np.float32) * 4]).reshape(2, 1, 16)
+        b32 = np.concatenate([specials[::-1], rng.standard_normal(8).astype(np.float32) * 4]).reshape(1, 16)
+        ai = rng.integers(-2**31, 2**31, (2, 1, 16), dtype=np.int64).astype(np.int32)
+        bi = rng.integers(-2**31, 2**31, (3, 16), dtype=np.int64).astype(np.int32)
+        for dtype, a, b in (("f32", a32, b32), ("i32", ai, bi)):
+            out_shape = list(np.broadcast_shapes(a.shape, b.shape))
+            for activation, lo, hi in ((None, None, None), ("relu", 0, None), ("relu6", 0, 6)):
+                with self.subTest(op="MUL", dtype=dtype, activation=activation):
+                    name = "mul_%s_%s" % (dtype, activation)
+                    model = model_json([tensor("a", a.shape, dtype), tensor("b", b.shape, dtype),
+                                        tensor("out", out_shape, dtype)], [op(MUL, [0, 1], [2], activation)],
+                                       [0, 1], [2])
+                    got = self.run_model(self.model(name, model), {"a": a, "b": b}, name)["out.npy"]
+                    with np.errstate(all="ignore"):
+                        product = (a.astype(np.int64) * b).astype(np.int32) if dtype == "i32" else a * b
+                    # std::min(std::max(x, lo), hi): a NaN and -0 (not below 0) are kept.
+                    lo_, hi_ = (-big, big) if dtype == "f32" else (None, None)
+                    lo_ = lo if lo is not None else lo_
+                    hi_ = hi if hi is not None else hi_
+                    expected = product
+                    with np.errstate(invalid="ignore"):
+                        if lo_ is not None:
+                            expected = np.where(expected < lo_, NUMPY[dtype](lo_), expected)
+                        if hi_ is not None:
+                            expected = np.where(NUMPY[dtype](hi_) < expected, NUMPY[dtype](hi_), expected)
+                    assert_bit_exact(self, got, expected.astype(NUMPY[dtype]), dtype)
+            for code, name, pick in ((MAXIMUM, "max", np.greater), (MINIMUM, "min", np.less)):
+                with self.subTest(op=name, dtype=dtype):
+                    model = model_json([tensor("a", a.shape, dtype), tensor("b", b.shape, dtype),
+                                        tensor("out", out_shape, dtype)], [op(code, [0, 1], [2])], [0, 1], [2])
+                    got = self.run_model(self.model(name + dtype, model), {"a": a, "b": b}, name + dtype)["out.npy"]
+                    x, y = np.broadcast_arrays(a, b)
+                    with np.errstate(invalid="ignore"):
+                        assert_bit_exact(self, got, np.where(pick(x, y), x, y), dtype)
+        # MAXIMUM on int8 and float16 compares the stored values (no requantization).
+        for dtype in ("i8", "f16"):
+            x = (rng.integers(-128, 128, 64).astype(np.int8) if dtype == "i8"
+                 else rng.standard_normal(64).astype(np.float16))
+            y = x[::-1].copy()
+            quant = (0.5, 3) if dtype == "i8" else None
+            model = model_json([tensor("a", [64], dtype, quant), tensor("b", [64], dtype, (0.25, -7) if quant else None),
+                                tensor("out", [64], dtype, (1.0, 0) if quant else None)],
+                               [op(MAXIMUM, [0, 1], [2])], [0, 1], [2])
+            got = self.run_model(self.model("max_" + dtype, model), {"a": x, "b": y}, "max_" + dtype)["out.npy"]
+            self.assertEqual(got.tobytes(), np.where(x > y, x, y).tobytes())
+        # SQUARE: x * x rounded once, inf past the range, NaN kept.
+        x = np.concatenate([specials, np.float32([1e20, -3e-23, 1.5])]).astype(np.float32)
+        model = model_json([tensor("x", [11], "f32"), tensor("out", [11], "f32")], [op(SQUARE, [0], [1])], [0], [1])
+        got = self.run_model(self.model("square", model), {"x": x}, "square")["out.npy"]
+        with np.errstate(over="ignore"):
+            assert_bit_exact(self, got, x * x, "f32")
 
     def test_float32_and_int32(self):
         rng = np.random.default_rng(3)
@@ -466,13 +530,38 @@ class TfliteErrorTest(TfliteTestCase):
                    tensor("c", [2], "f32"), tensor("out", [2], "f32")]
         ops = [op(ADD, [0, 1], [2]), op(SUB, [2, 1], [3]), op(CUSTOM, [3], [4], custom="MyNorm")]
         path = self.model("m", model_json(tensors, ops, [0, 1], [4]))
-        proc = self.run_ok(path)  # the check alone lists them
-        self.assertIn("operator 0 ADD: not run by sqdiff tflite (it runs SQUARED_DIFFERENCE and SUB)", proc.stdout)
-        self.assertIn('operator 2 CUSTOM "MyNorm": not run by sqdiff tflite', proc.stdout)
-        self.assertIn("check: 1 operator ok, 2 that sqdiff tflite cannot run", proc.stdout)
-        err = self.check_refused(path, "cannot run 2 operators: operator 0 (ADD) is not run by sqdiff tflite",
-                                 'operator 2 (CUSTOM "MyNorm") is not run by sqdiff tflite')
+        # The check alone lists them by kind, and fails: the model cannot run.
+        proc = run(["tflite", path])
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertEqual(proc.stdout.splitlines()[1:], [
+            "operator 1 SUB: FLOAT32 [2] - FLOAT32 [2] -> FLOAT32 [2], activation NONE: ok",
+            "not run by sqdiff tflite: ADD x 1 (operator 0)",
+            'not run by sqdiff tflite: CUSTOM "MyNorm" x 1 (operator 2)',
+            "check: 1 operator ok, 2 that sqdiff tflite cannot run"])
+        summary = ('m.tflite: cannot run 2 operators of 2 kinds (ADD x 1, CUSTOM "MyNorm" x 1); sqdiff tflite '
+                   "runs ")
+        self.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
+        self.assertIn(summary, proc.stderr)
+        err = self.check_refused(path, summary)
         self.assertEqual(len(err.splitlines()), 1)
+
+    def test_every_builtin_operator_is_named_and_kinds_are_grouped(self):
+        # Ten CONV_2D-coded operators (shapes do not matter: they are not run), one of a code the
+        # schema does not have, and RESHAPE: one line per kind, at most 8 indices each.
+        n = 12
+        tensors = [tensor("t%d" % i, [2], "f32") for i in range(n + 1)]
+        codes = [3] * 10 + [250, 22]
+        ops = [op(code, [i], [i + 1]) for i, code in enumerate(codes)]
+        path = self.model("conv", model_json(tensors, ops, [0], [n]))
+        proc = run(["tflite", path])
+        self.assertEqual(proc.returncode, 1)
+        self.assertEqual(proc.stdout.splitlines()[1:], [
+            "not run by sqdiff tflite: CONV_2D x 10 (operators 0, 1, 2, 3, 4, 5, 6, 7 and 2 more)",
+            "not run by sqdiff tflite: builtin operator 250 x 1 (operator 10)",
+            "not run by sqdiff tflite: RESHAPE x 1 (operator 11)",
+            "check: 0 operators ok, 12 that sqdiff tflite cannot run"])
+        self.assertIn("cannot run 12 operators of 3 kinds (CONV_2D x 10, builtin operator 250 x 1, RESHAPE x 1)",
+                      proc.stderr)
 
     def test_names_from_the_file_cannot_forge_lines(self):
         # Tensor names, custom codes and paths come from outside: every line the program writes
@@ -485,7 +574,7 @@ class TfliteErrorTest(TfliteTestCase):
         directory = self.path("dir\nsqdiff: error: x")
         os.mkdir(directory)
         path = write_model(directory, "m", model_json(tensors, ops, [0, 1], [3]))
-        check = self.run_ok(path)
+        check = run(["tflite", path])
         refused = run(["tflite", path, "--random", "1"])
         sub_only = write_model(directory, "sub", model_json(tensors[:3], ops[:1], [0, 1], [2]))
         missing = run(["tflite", sub_only, "--input", forged + "=" + os.path.join(directory, "none.npy")])
@@ -499,11 +588,12 @@ class TfliteErrorTest(TfliteTestCase):
         self.assertEqual(len(refused.stderr.splitlines()), 1, refused.stderr)
         self.assertEqual(len(missing.stderr.splitlines()), 1, missing.stderr)
         self.assertEqual(refused.returncode, 1)
-        self.assertIn('operator 1 CUSTOM "My\\nOp\\x1b]0;title\\x07": not run by sqdiff tflite', check.stdout)
+        self.assertIn('not run by sqdiff tflite: CUSTOM "My\\nOp\\x1b]0;title\\x07" x 1 (operator 1)', check.stdout)
         self.assertIn("dir\\nsqdiff: error: x/m.tflite: TFLite schema version 3", check.stdout)
-        self.assertIn('(CUSTOM "My\\nOp\\x1b]0;title\\x07")', refused.stderr)
+        self.assertIn('(CUSTOM "My\\nOp\\x1b]0;title\\x07" x 1)', refused.stderr)
         self.assertIn("dir\\nsqdiff: error: x/none.npy", missing.stderr)
         self.assertEqual(len(check.stdout.splitlines()), 4, check.stdout)  # the header, 2 operators, the summary
+        self.assertEqual(len(check.stderr.splitlines()), 1, check.stderr)  # the custom operator refuses the model
 
     def test_operator_checks(self):
         q = (0.5, 0)

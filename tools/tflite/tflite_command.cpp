@@ -33,11 +33,6 @@ std::string plural(std::size_t n, const std::string& word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
-std::string shape_text(const sqdiff::Shape& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
 
 void run_tflite_command(const TfliteArgs& args) {
   const Model model = load_model(args.model);
@@ -47,19 +42,20 @@ void run_tflite_command(const TfliteArgs& args) {
                             std::to_string(model.subgraph_count) + ": " + plural(model.tensors.size(), "tensor") +
                             ", " + plural(model.operators.size(), "operator"));
 
-  // 1. The check: every operator, each SQUARED_DIFFERENCE and SUB in full.
+  // 1. The check: every operator sqdiff runs in full, the others by kind.
   const CheckReport report = check_model(model);
   for (const OpCheck& check : report.ops) {
+    if (!check.supported) continue;
     const OperatorInfo& op = model.operators[check.op];
-    const std::string head = "operator " + std::to_string(op.index) + " " + op.op_name() + ": ";
-    if (!check.supported) {
-      write_line(std::cout, head + "not run by sqdiff tflite (it runs SQUARED_DIFFERENCE and SUB)");
-    } else {
-      write_line(std::cout, head + check.summary + (check.summary.empty() ? "" : ": ") + (check.ok() ? "ok" : "wrong"));
-    }
+    write_line(std::cout, "operator " + std::to_string(op.index) + " " + op.op_name() + ": " + check.summary +
+                              (check.summary.empty() ? "" : ": ") + (check.ok() ? "ok" : "wrong"));
+  }
+  for (const std::string& kind : unsupported_messages(model, report)) {
+    write_line(std::cout, "not run by sqdiff tflite: " + kind);
   }
   if (report.ops.empty()) std::cout << "no operators to check\n";
   std::cout.flush();
+  const std::size_t unsupported = report.unsupported_count();
   if (report.problem_count() != 0) {
     std::size_t failed = 0, checked = 0;
     for (const OpCheck& check : report.ops) {
@@ -69,14 +65,17 @@ void run_tflite_command(const TfliteArgs& args) {
       for (const std::string& problem : check.problems) std::cerr << error_line(problem);
     }
     for (const std::string& problem : report.graph_problems) std::cerr << error_line(problem);
+    if (unsupported != 0) std::cerr << error_line(args.model + ": " + unsupported_summary(model, report));
     throw TfliteError(args.model + ": check failed: " + plural(report.problem_count(), "problem") + " (" +
-                      std::to_string(failed) + " of " + plural(checked, "SQUARED_DIFFERENCE/SUB operator") +
-                      " wrong" + (report.graph_problems.empty() ? "" : ", " + plural(report.graph_problems.size(), "graph problem")) +
+                      std::to_string(failed) + " of " + plural(checked, "operator") + " wrong" +
+                      (report.graph_problems.empty() ? "" : ", " + plural(report.graph_problems.size(), "graph problem")) +
                       ")");
   }
-  const std::size_t unsupported = report.unsupported_count();
   std::cout << "check: " << plural(report.ops.size() - unsupported, "operator") << " ok"
             << (unsupported == 0 ? "" : ", " + std::to_string(unsupported) + " that sqdiff tflite cannot run") << '\n';
+  // A model with an operator sqdiff cannot run fails the check: it cannot be run, nor its
+  // operators all checked.
+  if (unsupported != 0) throw TfliteError(args.model + ": " + unsupported_summary(model, report));
 
   // 2. Running: only when asked for.
   const bool run = !args.inputs.empty() || args.seed.has_value() || !args.out_dir.empty();
@@ -134,7 +133,7 @@ void run_tflite_command(const TfliteArgs& args) {
 void register_tflite_command(CLI::App& app) {
   auto args = std::make_shared<TfliteArgs>();
   CLI::App* sub = app.add_subcommand(
-      "tflite", "Check a .tflite (LiteRT) model's SQUARED_DIFFERENCE and SUB operators, and run it");
+      "tflite", "Check a .tflite (LiteRT) model's operators and run it as LiteRT's reference kernels do");
   sub->add_option("model", args->model, "The .tflite model file")->required();
   sub->add_option("--input", args->inputs,
                   "NAME=FILE.npy: data for the model's input tensor called NAME (repeat for each input)")
@@ -148,15 +147,15 @@ void register_tflite_command(CLI::App& app) {
   sub->add_option("--threads", args->threads, "Threads for the computation (0: the library's default)")
       ->check(integer_in<int>(0, std::numeric_limits<int>::max()));
   sub->footer(
-      "Without --input, --random or -o, only the check runs: every SQUARED_DIFFERENCE and SUB\n"
-      "operator of the main subgraph (types FLOAT32, INT32, INT8, UINT8, INT16; NumPy broadcasting;\n"
-      "per-tensor quantization; fused activations NONE, RELU, RELU_N1_TO_1, RELU6 on SUB) and the\n"
-      "graph. A problem is reported with the operator's index and the exit status is 1; other\n"
-      "operators are listed as ones sqdiff tflite cannot run.\n"
+      "Without --input, --random or -o, only the check runs: every operator of the main subgraph\n"
+      "that sqdiff tflite runs (see docs/tflite.md for the kinds and types; NumPy broadcasting;\n"
+      "per-tensor quantization; fused activations NONE, RELU, RELU_N1_TO_1, RELU6), and the graph.\n"
+      "Operators of other kinds are listed by kind. The exit status is 0 only when the whole model\n"
+      "can run: 1 for a problem (each named with its operator) or an operator sqdiff cannot run.\n"
       "\n"
-      "With --input, --random or -o, the model is also run; a model with an operator other than\n"
-      "SQUARED_DIFFERENCE and SUB is refused, naming each (exit status 1). --random draws float32\n"
-      "from a standard normal distribution and integers uniformly over their type's range.\n"
+      "With --input, --random or -o, the model is also run, bit for bit as LiteRT's reference\n"
+      "kernels. --random draws float32 and float16 from a standard normal distribution and\n"
+      "integers uniformly over their type's range.\n"
       "\n"
       "Examples:\n"
       "  $ flatc -b tools/tflite/tflite_subset.fbs examples/tflite/sub_int8.json\n"

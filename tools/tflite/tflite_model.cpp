@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "input_file.hpp"
+#include "tflite/builtin_operators.hpp"
 #include "shape_count.hpp"
 #include "tflite_subset_generated.h"
 
@@ -30,6 +31,7 @@ std::shared_ptr<void> aligned_copy(const void* data, std::size_t bytes) {
 std::optional<sqdiff::DType> dtype_of(int32_t type) {
   switch (type) {
     case schema::TensorType_FLOAT32: return sqdiff::DType::f32;
+    case schema::TensorType_FLOAT16: return sqdiff::DType::f16;
     case schema::TensorType_INT32: return sqdiff::DType::i32;
     case schema::TensorType_UINT8: return sqdiff::DType::u8;
     case schema::TensorType_INT64: return sqdiff::DType::i64;
@@ -235,16 +237,29 @@ class Reader {
       for (const int32_t t : ints(op->inputs())) info.inputs.push_back(checked_operand(t, where, "input"));
       for (const int32_t t : ints(op->outputs())) info.outputs.push_back(checked_operand(t, where, "output"));
       info.options_type = op->builtin_options_type();
-      if (info.is_sub()) {
-        // LiteRT's parser zeroes TfLiteSubParams and fills them from a SubOptions table when
-        // there is one: the schema's default of true belongs to a table that omits the field,
-        // so a SUB without the table takes the general int16 path (pot_scale_int16 false).
-        const schema::SubOptions* sub = op->builtin_options_as_SubOptions();
-        info.activation = sub == nullptr ? FusedActivation::none
-                                         : static_cast<FusedActivation>(sub->fused_activation_function());
-        info.pot_scale_int16 = sub != nullptr && sub->pot_scale_int16();
-      }
+      read_options(*op, info);
       model_.operators.push_back(std::move(info));
+    }
+  }
+
+  // LiteRT's parser zeroes an operator's parameters and fills them from its
+  // options table when there is one: a schema default (SubOptions'
+  // pot_scale_int16 = true) belongs to a table that omits the field, so a SUB
+  // without the table takes the general int16 path.
+  static void read_options(const schema::Operator& op, OperatorInfo& info) {
+    if (info.builtin_code == kBuiltinSub) {
+      if (const schema::SubOptions* sub = op.builtin_options_as_SubOptions(); sub != nullptr) {
+        info.activation = static_cast<FusedActivation>(sub->fused_activation_function());
+        info.pot_scale_int16 = sub->pot_scale_int16();
+      }
+    } else if (info.builtin_code == kBuiltinMul) {
+      if (const schema::MulOptions* mul = op.builtin_options_as_MulOptions(); mul != nullptr) {
+        info.activation = static_cast<FusedActivation>(mul->fused_activation_function());
+      }
+    } else if (info.builtin_code == kBuiltinMean) {
+      if (const schema::ReducerOptions* reducer = op.builtin_options_as_ReducerOptions(); reducer != nullptr) {
+        info.keep_dims = reducer->keep_dims();
+      }
     }
   }
 
@@ -273,29 +288,9 @@ std::string tensor_type_name(int32_t type) {
   return "type " + std::to_string(type);
 }
 
-std::string builtin_name(int32_t code) {
-  // The operators a model with a squared difference or a subtraction usually
-  // has around them (a LayerNorm, a variance, a quantized graph's edges).
-  struct Name {
-    int32_t code;
-    const char* name;
-  };
-  static const Name names[] = {
-      {0, "ADD"},    {6, "DEQUANTIZE"}, {9, "FULLY_CONNECTED"}, {18, "MUL"},   {22, "RESHAPE"}, {31, "CALL"},
-      {32, "CUSTOM"}, {40, "MEAN"},      {41, "SUB"},            {42, "DIV"},   {59, "NEG"},     {74, "SUM"},
-      {75, "SQRT"},  {76, "RSQRT"},     {78, "POW"},            {92, "SQUARE"}, {99, "SQUARED_DIFFERENCE"},
-      {101, "ABS"},  {114, "QUANTIZE"}, {118, "IF"},            {119, "WHILE"}, {126, "BATCH_MATMUL"},
-      {129, "CALL_ONCE"}};
-  for (const Name& n : names) {
-    if (n.code == code) return n.name;
-  }
-  return "";
-}
-
 std::string OperatorInfo::op_name() const {
   if (builtin_code == kBuiltinCustom) return "CUSTOM " + in_quotes(custom_code);
-  const std::string name = builtin_name(builtin_code);
-  return name.empty() ? "builtin operator " + std::to_string(builtin_code) : name;
+  return builtin_operator_text(builtin_code);
 }
 
 std::string OperatorInfo::describe() const { return "operator " + std::to_string(index) + " (" + op_name() + ")"; }

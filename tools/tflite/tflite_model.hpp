@@ -25,10 +25,11 @@ class TfliteError : public sqdiff::Error {
   using sqdiff::Error::Error;
 };
 
-// LiteRT's BuiltinOperator values sqdiff runs or names.
-constexpr int32_t kBuiltinSub = 41;
-constexpr int32_t kBuiltinSquaredDifference = 99;
+// LiteRT's BuiltinOperator values the reader itself looks at (builtin_operators.hpp names them all).
 constexpr int32_t kBuiltinCustom = 32;
+constexpr int32_t kBuiltinMul = 18;
+constexpr int32_t kBuiltinMean = 40;
+constexpr int32_t kBuiltinSub = 41;
 
 // LiteRT's ActivationFunctionType values.
 enum class FusedActivation : int8_t { none = 0, relu = 1, relu_n1_to_1 = 2, relu6 = 3, tanh = 4, sign_bit = 5 };
@@ -49,7 +50,7 @@ constexpr std::size_t kMaxRank = 8;
 struct TensorInfo {
   std::string name;
   int32_t type = 0;                    // LiteRT's TensorType value
-  std::optional<sqdiff::DType> dtype;  // set for FLOAT32, INT32, UINT8, INT16, INT8, INT64
+  std::optional<sqdiff::DType> dtype;  // set for FLOAT32, FLOAT16, INT32, UINT8, INT16, INT8, INT64
   sqdiff::Shape shape;
   // Per-tensor quantization (one scale, one zero point); `per_axis` when the
   // tensor has several scales (quantized_dimension `axis`), which sqdiff refuses.
@@ -70,16 +71,17 @@ struct OperatorInfo {
   std::string custom_code;  // for CUSTOM operators
   std::vector<int32_t> inputs;
   std::vector<int32_t> outputs;
-  // SUB's options (SubOptions), read when the operator is a SUB; a SUB without the table has
-  // LiteRT's zeroed parameters (no activation, pot_scale_int16 false).
+  // The options of the kinds sqdiff runs: the fused activation of SUB and MUL,
+  // SUB's pot_scale_int16 and MEAN's keep_dims. An operator without its options
+  // table has LiteRT's zeroed parameters (no activation, pot_scale_int16 and
+  // keep_dims false), not the schema's field defaults, which are a table's.
   FusedActivation activation = FusedActivation::none;
   bool pot_scale_int16 = false;
+  bool keep_dims = false;
   // The operator's builtin_options type (LiteRT's BuiltinOptions value; 0 = none).
   uint8_t options_type = 0;
 
-  bool is_sub() const { return builtin_code == kBuiltinSub; }
-  bool is_squared_difference() const { return builtin_code == kBuiltinSquaredDifference; }
-  // "SUB", "SQUARED_DIFFERENCE", "ADD", "CUSTOM \"MyOp\"", "builtin operator 18 (MUL)".
+  // "SUB", "CONV_2D", "CUSTOM \"MyOp\"", "builtin operator 250".
   std::string op_name() const;
   // "operator 2 (SUB)"
   std::string describe() const;
@@ -111,7 +113,5 @@ Model parse_model(const void* bytes, std::size_t size, const std::string& path, 
 
 // LiteRT's name of a TensorType value ("INT8"), or "type 42".
 std::string tensor_type_name(int32_t type);
-// The name of a BuiltinOperator value, for the ones sqdiff names ("SUB"), else "".
-std::string builtin_name(int32_t code);
 
 }  // namespace sqdiff::tools::tflite

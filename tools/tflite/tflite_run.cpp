@@ -3,64 +3,31 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <map>
 #include <memory>
-#include <numbers>
 #include <new>
+#include <numbers>
 #include <set>
-#include <type_traits>
 
 #include "npy.hpp"
 #include "shape_count.hpp"
-#include "sqdiff/broadcast.hpp"
-#include "sqdiff/ops.hpp"
-#include "sqdiff/quantized.hpp"
 #include "split_mix64.hpp"
+#include "sqdiff/float16.hpp"
+#include "tflite/operator_kind.hpp"
+#include "tflite/tflite_graph.hpp"
 
 namespace sqdiff::tools::tflite {
 namespace {
 
 // Random inputs larger than this are refused (pass an --input file instead).
 constexpr int64_t kMaxRandomBytes = int64_t{1} << 30;
+// Operators named in an unsupported kind's line before "and N more".
+constexpr std::size_t kOperatorsNamed = 8;
 
 std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
 
-std::string shape_text(const sqdiff::Shape& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
-bool is_quantized(sqdiff::DType dtype) {
-  return dtype == sqdiff::DType::i8 || dtype == sqdiff::DType::u8 || dtype == sqdiff::DType::i16;
-}
-
-std::string float_text(float v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.9g", static_cast<double>(v));
-  return buffer;
-}
-
-std::string activation_name(FusedActivation a) {
-  switch (a) {
-    case FusedActivation::none: return "NONE";
-    case FusedActivation::relu: return "RELU";
-    case FusedActivation::relu_n1_to_1: return "RELU_N1_TO_1";
-    case FusedActivation::relu6: return "RELU6";
-    case FusedActivation::tanh: return "TANH";
-    case FusedActivation::sign_bit: return "SIGN_BIT";
-  }
-  return "activation " + std::to_string(static_cast<int>(a));
-}
-
-sqdiff::Activation library_activation(FusedActivation a) {
-  switch (a) {
-    case FusedActivation::relu: return sqdiff::Activation::relu;
-    case FusedActivation::relu6: return sqdiff::Activation::relu6;
-    case FusedActivation::relu_n1_to_1: return sqdiff::Activation::relu_n1_to_1;
-    default: return sqdiff::Activation::none;
-  }
+std::string plural(std::size_t n, const std::string& word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
 // Uninitialised storage, 64-byte aligned, owned by a shared_ptr.
@@ -78,239 +45,25 @@ ir::Tensor dense_tensor(sqdiff::DType dtype, const sqdiff::Shape& shape, std::sh
   return t;
 }
 
-// "int8 [2,3] (scale 0.5, zero point -1)"
-std::string tensor_summary(const TensorInfo& t) {
-  std::string s = tensor_type_name(t.type) + " " + shape_text(t.shape);
-  if (t.quant) s += " (scale " + float_text(t.quant->scale) + ", zero point " + std::to_string(t.quant->zero_point) + ")";
-  if (t.per_axis) s += " (" + std::to_string(t.scale_count) + " scales)";
-  if (t.constant) s += " constant";
-  return s;
+// A standard normal draw (Box-Muller on two uniform doubles).
+double standard_normal(SplitMix64& rng) {
+  const double u1 = 1.0 - rng.unit();  // (0, 1]: log() is finite
+  const double u2 = rng.unit();
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
 }
 
-// The checks of one SQUARED_DIFFERENCE or SUB operator; `problems` gets a
-// message per problem, each naming the operator.
-class OperatorChecker {
- public:
-  OperatorChecker(const Model& model, const OperatorInfo& op, OpCheck& check)
-      : model_(model), op_(op), check_(check), where_(op.describe() + ": ") {}
-
-  void run() {
-    if (op_.inputs.size() != 2 || op_.outputs.size() != 1) {
-      problem("has " + std::to_string(op_.inputs.size()) + " inputs and " + std::to_string(op_.outputs.size()) +
-              " outputs, expected 2 and 1");
-      return;
-    }
-    for (const int32_t t : {op_.inputs[0], op_.inputs[1], op_.outputs[0]}) {
-      if (t < 0) {
-        problem("an operand is left out (tensor index -1)");
-        return;
-      }
-    }
-    const TensorInfo& a = tensor(op_.inputs[0]);
-    const TensorInfo& b = tensor(op_.inputs[1]);
-    const TensorInfo& out = tensor(op_.outputs[0]);
-    check_.summary = tensor_summary(a) + (op_.is_sub() ? " - " : " vs ") + tensor_summary(b) + " -> " +
-                     tensor_summary(out) + (op_.is_sub() ? ", activation " + activation_name(op_.activation) : "");
-    if (!check_types(a, b, out)) return;
-    check_shapes(a, b, out);
-    check_options();
-    if (is_quantized(*a.dtype)) check_quantization(a, b, out);
-  }
-
- private:
-  const TensorInfo& tensor(int32_t index) const { return model_.tensors[static_cast<std::size_t>(index)]; }
-  void problem(const std::string& what) { check_.problems.push_back(where_ + what); }
-
-  bool check_types(const TensorInfo& a, const TensorInfo& b, const TensorInfo& out) {
-    if (a.type != b.type || a.type != out.type) {
-      problem("its tensors' types differ (" + tensor_type_name(a.type) + ", " + tensor_type_name(b.type) + " -> " +
-              tensor_type_name(out.type) + "): TFLite takes one type for both inputs and the output");
-      return false;
-    }
-    const bool runs = a.dtype && *a.dtype != sqdiff::DType::i64;
-    if (!runs) {
-      problem("type " + tensor_type_name(a.type) +
-              " is not one sqdiff tflite runs (FLOAT32, INT32, INT8, UINT8, INT16)");
-      return false;
-    }
-    return true;
-  }
-
-  void check_shapes(const TensorInfo& a, const TensorInfo& b, const TensorInfo& out) {
-    try {
-      const sqdiff::Shape shape = sqdiff::broadcast_shape(a.shape, b.shape);
-      if (shape != out.shape) {
-        problem("the inputs " + shape_text(a.shape) + " and " + shape_text(b.shape) + " broadcast to " +
-                shape_text(shape) + ", but the output tensor " + in_quotes(out.name) + " has shape " +
-                shape_text(out.shape));
-      }
-    } catch (const sqdiff::Error&) {
-      problem("the input shapes " + shape_text(a.shape) + " and " + shape_text(b.shape) +
-              " do not broadcast (NumPy rules, as TFLite's)");
-    }
-    if (out.has_data) problem("its output tensor " + in_quotes(out.name) + " is a constant");
-    for (const int32_t t : {op_.inputs[0], op_.inputs[1], op_.outputs[0]}) {
-      if (tensor(t).is_variable) problem(model_.describe_tensor(t) + " is a variable tensor, which sqdiff does not run");
-    }
-  }
-
-  void check_options() {
-    // An options table of another operator's kind is LiteRT's "wrong options" model error.
-    const uint8_t expected = op_.is_sub() ? 28 : 76;
-    if (op_.options_type != 0 && op_.options_type != expected) {
-      problem("its builtin options are of type " + std::to_string(op_.options_type) + ", not " +
-              (op_.is_sub() ? "SubOptions (28)" : "SquaredDifferenceOptions (76)"));
-    }
-    if (!op_.is_sub()) return;
-    switch (op_.activation) {
-      case FusedActivation::none:
-      case FusedActivation::relu:
-      case FusedActivation::relu_n1_to_1:
-      case FusedActivation::relu6: break;
-      default:
-        problem("fused activation " + activation_name(op_.activation) +
-                " is not one sqdiff runs (NONE, RELU, RELU_N1_TO_1, RELU6)");
-    }
-  }
-
-  void check_quantization(const TensorInfo& a, const TensorInfo& b, const TensorInfo& out) {
-    bool complete = true;
-    for (const int32_t t : {op_.inputs[0], op_.inputs[1], op_.outputs[0]}) {
-      const TensorInfo& info = tensor(t);
-      if (info.per_axis) {
-        problem(model_.describe_tensor(t) + " is quantized per axis (" + std::to_string(info.scale_count) +
-                " scales along dim " + std::to_string(info.quantized_dimension) +
-                "): sqdiff runs per-tensor quantization only");
-        complete = false;
-      } else if (!info.quant_problem.empty()) {
-        problem(info.quant_problem);
-        complete = false;
-      } else if (!info.quant) {
-        problem(model_.describe_tensor(t) + " is " + tensor_type_name(info.type) +
-                " without quantization parameters (a scale and a zero point)");
-        complete = false;
-      }
-    }
-    if (!complete || !check_.problems.empty()) return;
-    // The library checks the parameters (scales, zero points, multipliers,
-    // SPEC 9's list) before it computes anything: a one-element call finds
-    // what the real run would refuse, with the library's message.
-    const sqdiff::DType dtype = *a.dtype;
-    alignas(8) unsigned char x[8] = {}, y[8] = {}, z[8] = {};
-    const sqdiff::Shape one{1};
-    sqdiff::QuantizedOptions options;
-    options.activation = library_activation(op_.activation);
-    options.pot_scale_int16 = op_.pot_scale_int16;
-    options.threads = 1;
-    try {
-      if (op_.is_sub()) {
-        sqdiff::quantized_subtract({x, dtype, one}, *a.quant, {y, dtype, one}, *b.quant, {z, dtype, one}, *out.quant,
-                                   options);
-      } else {
-        sqdiff::quantized_squared_difference({x, dtype, one}, *a.quant, {y, dtype, one}, *b.quant, {z, dtype, one},
-                                             *out.quant, options);
-      }
-    } catch (const sqdiff::Error& e) {
-      problem(e.what());
-    }
-  }
-
-  const Model& model_;
-  const OperatorInfo& op_;
-  OpCheck& check_;
-  std::string where_;
-};
-
-// The graph: every operand has a value (a model input, a constant or an
-// earlier operator's output), no tensor is written twice, no cycle.
-void check_graph(const Model& model, CheckReport& report) {
-  const std::size_t n = model.tensors.size();
-  std::vector<int64_t> producer(n, -1);
-  std::vector<bool> is_input(n, false);
-  for (const int32_t t : model.inputs) is_input[static_cast<std::size_t>(t)] = true;
-  for (const OperatorInfo& op : model.operators) {
-    for (const int32_t t : op.outputs) {
-      if (t < 0) continue;
-      const auto i = static_cast<std::size_t>(t);
-      if (is_input[i]) {
-        report.graph_problems.push_back(op.describe() + ": writes " + model.describe_tensor(t) +
-                                        ", an input of the model");
-      } else if (producer[i] >= 0) {
-        report.graph_problems.push_back(op.describe() + ": writes " + model.describe_tensor(t) + ", which " +
-                                        model.operators[static_cast<std::size_t>(producer[i])].describe() +
-                                        " writes too");
-      } else {
-        producer[i] = static_cast<int64_t>(op.index);
-      }
-    }
-  }
-  auto has_source = [&](int32_t t) {
-    const auto i = static_cast<std::size_t>(t);
-    return is_input[i] || model.tensors[i].has_data || producer[i] >= 0;
-  };
-  for (const OperatorInfo& op : model.operators) {
-    for (const int32_t t : op.inputs) {
-      if (t >= 0 && !has_source(t)) {
-        report.graph_problems.push_back(op.describe() + ": reads " + model.describe_tensor(t) +
-                                        ", which has no value (not a model input, a constant, nor an operator's "
-                                        "output)");
-      }
-    }
-  }
-  for (const int32_t t : model.outputs) {
-    if (!has_source(t)) {
-      report.graph_problems.push_back("the model's output " + model.describe_tensor(t) +
-                                      " has no value (not a model input, a constant, nor an operator's output)");
-    }
-  }
-  // Kahn's algorithm over the operators, lowest index first: a model stored
-  // in execution order (as LiteRT writes it) keeps its order.
-  const std::size_t ops = model.operators.size();
-  std::vector<std::size_t> waiting(ops, 0);
-  std::vector<std::vector<std::size_t>> consumers(ops);
-  for (const OperatorInfo& op : model.operators) {
-    std::set<std::size_t> from;
-    for (const int32_t t : op.inputs) {
-      if (t >= 0 && producer[static_cast<std::size_t>(t)] >= 0) {
-        from.insert(static_cast<std::size_t>(producer[static_cast<std::size_t>(t)]));
-      }
-    }
-    waiting[op.index] = from.size();
-    for (const std::size_t p : from) consumers[p].push_back(op.index);
-  }
-  std::set<std::size_t> ready;
-  for (std::size_t i = 0; i < ops; ++i) {
-    if (waiting[i] == 0) ready.insert(i);
-  }
-  while (!ready.empty()) {
-    const std::size_t i = *ready.begin();
-    ready.erase(ready.begin());
-    report.order.push_back(i);
-    for (const std::size_t c : consumers[i]) {
-      if (--waiting[c] == 0) ready.insert(c);
-    }
-  }
-  if (report.order.size() != ops) {
-    std::string names;
-    for (std::size_t i = 0; i < ops; ++i) {
-      if (waiting[i] != 0) names += (names.empty() ? "" : ", ") + model.operators[i].describe();
-    }
-    report.graph_problems.push_back("the operators form a cycle: " + names + " wait on each other");
-    report.order.clear();
-  }
-}
-
-// float32: standard normal (Box-Muller on two uniform doubles); integers:
-// uniform over the type's whole range (the low bits of one draw each).
+// float32 and float16: standard normal; integers: uniform over the type's
+// whole range (the low bits of one draw each).
 void fill_random(void* data, sqdiff::DType dtype, int64_t count, SplitMix64& rng) {
   switch (dtype) {
     case sqdiff::DType::f32: {
       auto* p = static_cast<float*>(data);
-      for (int64_t i = 0; i < count; ++i) {
-        const double u1 = 1.0 - rng.unit();  // (0, 1]: log() is finite
-        const double u2 = rng.unit();
-        p[i] = static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2));
-      }
+      for (int64_t i = 0; i < count; ++i) p[i] = static_cast<float>(standard_normal(rng));
+      break;
+    }
+    case sqdiff::DType::f16: {
+      auto* p = static_cast<uint16_t*>(data);
+      for (int64_t i = 0; i < count; ++i) p[i] = sqdiff::float16(static_cast<float>(standard_normal(rng))).bits();
       break;
     }
     default: {
@@ -324,40 +77,13 @@ void fill_random(void* data, sqdiff::DType dtype, int64_t count, SplitMix64& rng
   }
 }
 
-// TFLite's fused activation on float32 and int32 SUB: the library's float and
-// int32 ops have no activation, so the tool clamps after the op as TFLite's
-// kernels do (ActivationFunctionWithMinMax: min(max(x, lo), hi), NaN kept).
-// NONE's range is [lowest, max] (CalculateActivationRange), so a float32
-// difference that overflowed, or an infinite input, gives +-FLT_MAX, not inf.
-template <typename T>
-void clamp_activation(void* data, int64_t count, FusedActivation activation) {
-  T lo = std::numeric_limits<T>::lowest();
-  T hi = std::numeric_limits<T>::max();
-  switch (activation) {
-    case FusedActivation::none:
-      if constexpr (std::is_integral_v<T>) return;  // every int32 lies in [lowest, max] already
-      break;
-    case FusedActivation::relu: lo = 0; break;
-    case FusedActivation::relu6: lo = 0; hi = 6; break;
-    case FusedActivation::relu_n1_to_1: lo = -1; hi = 1; break;
-    default: return;  // the check refuses the others
-  }
-  auto* p = static_cast<T*>(data);
-  for (int64_t i = 0; i < count; ++i) p[i] = std::min(std::max(p[i], lo), hi);
-}
-
 class Runner {
  public:
   Runner(const Model& model, const CheckReport& report, const RunOptions& options)
       : model_(model), report_(report), options_(options), values_(model.tensors.size()) {}
 
   RunOutput run() {
-    if (const auto unsupported = unsupported_messages(model_, report_); !unsupported.empty()) {
-      std::string message = model_.path + ": cannot run " + std::to_string(unsupported.size()) + " operator" +
-                            (unsupported.size() == 1 ? "" : "s") + ": ";
-      for (std::size_t i = 0; i < unsupported.size(); ++i) message += (i ? "; " : "") + unsupported[i];
-      throw TfliteError(message);
-    }
+    if (report_.unsupported_count() != 0) throw TfliteError(model_.path + ": " + unsupported_summary(model_, report_));
     if (report_.problem_count() != 0) throw TfliteError(model_.path + ": the check failed; not running the model");
     map_inputs();
     for (const std::size_t k : input_positions_) input(k);
@@ -428,8 +154,7 @@ class Runner {
     const std::string where = "input " + model_.describe_tensor(index) + ": ";
     InputValue in;
     in.tensor = index;
-    const bool runs = t.dtype && *t.dtype != sqdiff::DType::i64;
-    if (!runs) throw TfliteError(where + "type " + tensor_type_name(t.type) + " is not one sqdiff tflite runs");
+    if (!t.dtype) throw TfliteError(where + "type " + tensor_type_name(t.type) + " is not one sqdiff tflite reads");
     if (const auto it = files_.find(k); it != files_.end()) {
       in.file = it->second;
       auto array = std::make_shared<NpyArray>(NpyArray::open(it->second));
@@ -472,47 +197,17 @@ class Runner {
   }
 
   void op(const OperatorInfo& op) {
-    const std::string where = model_.path + ": " + op.describe() + ": ";
-    const ir::Tensor& a = value(op.inputs[0]);
-    const ir::Tensor& b = value(op.inputs[1]);
-    const TensorInfo& out_info = model_.tensors[static_cast<std::size_t>(op.outputs[0])];
-    const sqdiff::DType dtype = *out_info.dtype;
-    const std::optional<int64_t> bytes = byte_count(out_info.shape, sqdiff::dtype_size(dtype));
-    if (!bytes || *bytes > options_.max_tensor_bytes) {
-      throw TfliteError(where + "the output " + shape_text(out_info.shape) + " is larger than the limit of " +
-                        std::to_string(options_.max_tensor_bytes) + " bytes");
-    }
-    auto storage = allocate_checked(static_cast<std::size_t>(*bytes), where);
-    const sqdiff::TensorView out{storage.get(), dtype, out_info.shape, {}};
+    // The check found a kind for every operator, or run() refused the model.
+    const OperatorKind& kind = *find_operator_kind(op.builtin_code);
+    OperatorCall call{model_, op, {}, {options_.threads, options_.max_tensor_bytes}};
+    for (const int32_t t : op.inputs) call.inputs.push_back(t < 0 ? nullptr : &value(t));
     try {
-      if (is_quantized(dtype)) {
-        const TensorInfo& qa = model_.tensors[static_cast<std::size_t>(op.inputs[0])];
-        const TensorInfo& qb = model_.tensors[static_cast<std::size_t>(op.inputs[1])];
-        sqdiff::QuantizedOptions options;
-        options.activation = library_activation(op.activation);
-        options.pot_scale_int16 = op.pot_scale_int16;
-        options.threads = options_.threads;
-        if (op.is_sub()) {
-          sqdiff::quantized_subtract(a.view(), *qa.quant, b.view(), *qb.quant, out, *out_info.quant, options);
-        } else {
-          sqdiff::quantized_squared_difference(a.view(), *qa.quant, b.view(), *qb.quant, out, *out_info.quant, options);
-        }
-      } else {
-        sqdiff::Options options;
-        options.threads = options_.threads;
-        if (op.is_sub()) {
-          sqdiff::subtract(a.view(), b.view(), out, options);
-          const int64_t count = *element_count(out_info.shape);
-          if (dtype == sqdiff::DType::f32) clamp_activation<float>(storage.get(), count, op.activation);
-          if (dtype == sqdiff::DType::i32) clamp_activation<int32_t>(storage.get(), count, op.activation);
-        } else {
-          sqdiff::squared_difference(a.view(), b.view(), out, options);
-        }
-      }
+      values_[static_cast<std::size_t>(op.outputs[0])] = kind.run(call);
+    } catch (const TfliteError&) {
+      throw;
     } catch (const sqdiff::Error& e) {
-      throw TfliteError(where + e.what());
+      throw TfliteError(call.where() + e.what());
     }
-    values_[static_cast<std::size_t>(op.outputs[0])] = dense_tensor(dtype, out_info.shape, std::move(storage));
   }
 
   const Model& model_;
@@ -547,22 +242,54 @@ CheckReport check_model(const Model& model) {
   for (const OperatorInfo& op : model.operators) {
     OpCheck check;
     check.op = op.index;
-    check.supported = op.is_sub() || op.is_squared_difference();
-    if (check.supported) OperatorChecker(model, op, check).run();
+    if (const OperatorKind* kind = find_operator_kind(op.builtin_code); kind != nullptr) {
+      check.supported = true;
+      OperatorCheck checker(model, op, check);
+      kind->check(checker);
+    }
     report.ops.push_back(std::move(check));
   }
-  check_graph(model, report);
+  GraphCheck graph = check_graph(model);
+  report.graph_problems = std::move(graph.problems);
+  report.order = std::move(graph.order);
   return report;
+}
+
+std::vector<UnsupportedKind> unsupported_kinds(const Model& model, const CheckReport& report) {
+  std::vector<UnsupportedKind> kinds;
+  std::map<std::string, std::size_t> index;
+  for (const OpCheck& check : report.ops) {
+    if (check.supported) continue;
+    const std::string name = model.operators[check.op].op_name();
+    const auto [it, added] = index.emplace(name, kinds.size());
+    if (added) kinds.push_back({name, {}});
+    kinds[it->second].operators.push_back(check.op);
+  }
+  return kinds;
 }
 
 std::vector<std::string> unsupported_messages(const Model& model, const CheckReport& report) {
   std::vector<std::string> messages;
-  for (const OpCheck& check : report.ops) {
-    if (check.supported) continue;
-    messages.push_back(model.operators[check.op].describe() +
-                       " is not run by sqdiff tflite, which runs SQUARED_DIFFERENCE and SUB only");
+  for (const UnsupportedKind& kind : unsupported_kinds(model, report)) {
+    const std::size_t n = kind.operators.size();
+    std::string line = kind.name + " x " + std::to_string(n) + " (operator" + (n == 1 ? " " : "s ");
+    for (std::size_t i = 0; i < std::min(n, kOperatorsNamed); ++i) {
+      line += (i ? ", " : "") + std::to_string(kind.operators[i]);
+    }
+    if (n > kOperatorsNamed) line += " and " + std::to_string(n - kOperatorsNamed) + " more";
+    messages.push_back(line + ")");
   }
   return messages;
+}
+
+std::string unsupported_summary(const Model& model, const CheckReport& report) {
+  const std::vector<UnsupportedKind> kinds = unsupported_kinds(model, report);
+  std::string list;
+  for (const UnsupportedKind& kind : kinds) {
+    list += (list.empty() ? "" : ", ") + kind.name + " x " + std::to_string(kind.operators.size());
+  }
+  return "cannot run " + plural(report.unsupported_count(), "operator") + " of " + plural(kinds.size(), "kind") +
+         " (" + list + "); sqdiff tflite runs " + runnable_operator_names();
 }
 
 RunOutput run_model(const Model& model, const CheckReport& report, const RunOptions& options) {

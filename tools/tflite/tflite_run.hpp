@@ -1,6 +1,6 @@
-// Checking and running a .tflite model's SQUARED_DIFFERENCE and SUB operators
-// with the sqdiff library: float32 and int32 through sqdiff::squared_difference
-// and sqdiff::subtract, int8, uint8 and int16 through the quantized ops (SPEC 9).
+// Checking and running a .tflite model with the operator kinds of
+// operator_kind.hpp: the check of every operator and of the graph, and the
+// run, in the graph's order, on input files or random inputs.
 #pragma once
 
 #include <cstddef>
@@ -11,17 +11,15 @@
 #include <vector>
 
 #include "ir/ir_run.hpp"
+#include "tflite/operator_check.hpp"
 #include "tflite/tflite_model.hpp"
 
 namespace sqdiff::tools::tflite {
 
-// What the check found for one operator.
-struct OpCheck {
-  std::size_t op = 0;                 // index into Model::operators
-  bool supported = false;             // a SQUARED_DIFFERENCE or SUB
-  std::string summary;                // "int8 [2,3] (scale 0.5, zero point 1) - ... -> ..."
-  std::vector<std::string> problems;  // each a full sentence naming the operator
-  bool ok() const { return supported && problems.empty(); }
+// The operators of one kind that sqdiff tflite does not run.
+struct UnsupportedKind {
+  std::string name;                    // "CONV_2D", "CUSTOM \"MyNorm\""
+  std::vector<std::size_t> operators;  // their indices, in the model's order
 };
 
 struct CheckReport {
@@ -38,8 +36,16 @@ struct CheckReport {
 // Checks every operator (types, shapes, quantization, options) and the graph.
 CheckReport check_model(const Model& model);
 
-// One line per unsupported operator: "operator 1 (ADD): sqdiff tflite runs only SQUARED_DIFFERENCE and SUB".
+// The operators sqdiff tflite does not run, grouped by kind, kinds in the
+// order of their first operator.
+std::vector<UnsupportedKind> unsupported_kinds(const Model& model, const CheckReport& report);
+
+// One line per kind: "CONV_2D x 35 (operators 0, 4, 8, 12, 16, 20, 24, 28 and 27 more)".
 std::vector<std::string> unsupported_messages(const Model& model, const CheckReport& report);
+
+// "cannot run 36 operators of 2 kinds (CONV_2D x 35, CUSTOM \"MyNorm\" x 1); sqdiff
+// tflite runs DEQUANTIZE, ...": the one line that refuses the model.
+std::string unsupported_summary(const Model& model, const CheckReport& report);
 
 struct RunOptions {
   // NAME=FILE.npy pairs: the subgraph input tensor called NAME reads FILE.npy.
@@ -71,7 +77,7 @@ struct RunOutput {
   std::vector<OutputValue> outputs;
 };
 
-// Runs the model. Throws TfliteError naming every operator it cannot run (when
+// Runs the model. Throws TfliteError naming the operators it cannot run (when
 // any), or the first problem of the check, or what is wrong with an input:
 // --input naming no input tensor (or one twice), an input with neither a file
 // nor a seed, a file whose dtype or shape is not the tensor's.

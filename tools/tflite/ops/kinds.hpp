@@ -1,0 +1,16 @@
+// The operator kinds, each defined in its own file of this folder and listed
+// once in ../operator_kinds.cpp's table.
+#pragma once
+
+#include "tflite/operator_kind.hpp"
+
+namespace sqdiff::tools::tflite::ops {
+
+extern const OperatorKind kSub;                // library_binary_ops.cpp: through sqdiff::subtract and
+extern const OperatorKind kSquaredDifference;  // squared_difference, quantized ones through SPEC 9's ops
+extern const OperatorKind kMul;                // broadcast_binary_ops.cpp
+extern const OperatorKind kMaximum;
+extern const OperatorKind kMinimum;
+extern const OperatorKind kSquare;             // square_op.cpp
+
+}  // namespace sqdiff::tools::tflite::ops
