@@ -34,11 +34,6 @@ class Refused(Exception):
 
 # --- the oracle: SPEC 9's primitives in Python ints ------------------------------------
 
-def wrap32(x):
-    """x modulo 2**32 as a two's complement int32 (C++'s int32 arithmetic, wrapping)."""
-    return (x + 2**31) % 2**32 - 2**31
-
-
 def f32(x):
     """x rounded to float32 (to nearest even), as a Python float."""
     return struct.unpack("<f", struct.pack("<f", x))[0]
@@ -89,12 +84,14 @@ def quantize_multiplier(real, rounding):
 
 def requantize(x, multiplier, rounding):
     """MultiplyByQuantizedMultiplier of the build: double rounding (SRDHM then RDBPOT,
-    a left shift first for a shift above 0, wrapping as int32) or single rounding."""
+    a left shift first for a shift above 0) or single rounding, in exact integers (SPEC 9:
+    where TFLite-Micro's int32 product overflows, the product is taken in 64 bits and the
+    clamp saturates the result)."""
     m, shift = multiplier
     if rounding == "single":
         total = 31 - shift
-        return wrap32((x * m + (1 << (total - 1))) >> total)
-    return rdbpot(srdhm(wrap32(x * 2 ** max(shift, 0)), m), max(-shift, 0))
+        return (x * m + (1 << (total - 1))) >> total
+    return rdbpot(srdhm(x * 2 ** max(shift, 0), m), max(-shift, 0))
 
 
 def checked_log2(scale):
@@ -149,7 +146,7 @@ def oracle_function(op, dtype, a_quant, b_quant, out_quant, activation=None, pot
             ca = requantize((x - za) * 2**shift, ma, rounding)
             cb = requantize((y - zb) * 2**shift, mb, rounding)
             d = ca - cb
-            raw = wrap32(requantize(wrap32(d * d), mo, rounding) + zo)
+            raw = requantize(d * d, mo, rounding) + zo
             return min(qmax, max(qmin, raw))
 
         return squared_difference
@@ -178,7 +175,7 @@ def oracle_function(op, dtype, a_quant, b_quant, out_quant, activation=None, pot
     def subtract(x, y):
         ca = requantize((x - za) * 2**shift, ma, rounding)
         cb = requantize((y - zb) * 2**shift, mb, rounding)
-        raw = wrap32(requantize(ca - cb, mo, rounding) + zo)
+        raw = requantize(ca - cb, mo, rounding) + zo
         return min(hi, max(lo, raw))
 
     return subtract

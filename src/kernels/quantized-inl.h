@@ -226,6 +226,7 @@ struct GeneralPipeline {
   InputScaling<kSquare, kSingleRounding> other;
   V32 out_zero_point;
   Multiply<kSingleRounding, kSquare> out;
+  V32 overflow_above;  // squared_difference: squares whose output product leaves int32
   V32 out_min;
   V32 out_max;
 
@@ -235,6 +236,7 @@ struct GeneralPipeline {
               kHalfInput == HalfInput::a ? p.b : p.a),
         out_zero_point(hn::Set(D32(), p.out_zero_point)),
         out(p.out),
+        overflow_above(hn::Set(D32(), p.out.overflow_above)),
         out_min(hn::Set(D32(), p.out_min)),
         out_max(hn::Set(D32(), p.out_max)) {}
 
@@ -243,13 +245,22 @@ struct GeneralPipeline {
 
   HWY_INLINE V32 Output(V32 scaled_a, V32 scaled_b) const {
     // |scaled| <= 2^29 each (a multiplier of at most 1/2 on at most 2^30).
-    V32 difference = hn::Sub(scaled_a, scaled_b);
-    if constexpr (kSquare) difference = hn::Mul(difference, difference);  // < 2^31: |difference| <= 32640 (i8), 32768 (i16)
-    // The output multiply may wrap where TFLite-Micro's int32 arithmetic
-    // overflows (a squared_difference output multiplier of 2 or more); so may
-    // adding the zero point to its result.
-    const V32 result = AddWrapping(out(difference), out_zero_point);
-    return hn::Min(hn::Max(result, out_min), out_max);
+    const V32 difference = hn::Sub(scaled_a, scaled_b);
+    if constexpr (kSquare) {
+      // The square is below 2^31 (|difference| <= 32640 for i8, 32768 for
+      // i16), but with an output multiplier of 2 or more its product can leave
+      // int32: SPEC 9 takes it in 64 bits, so those lanes are at least 2^30,
+      // and so is every product kept to 2^30, the zero point added without
+      // overflow (|zp| <= 2^15); the clamp saturates them all alike.
+      const D32 d;
+      const V32 square = hn::Mul(difference, difference);
+      const V32 saturated = hn::Set(d, int32_t{1} << 30);
+      const V32 product = hn::IfThenElse(hn::Gt(square, overflow_above), saturated, out(square));
+      return hn::Min(hn::Max(hn::Add(hn::Min(product, saturated), out_zero_point), out_min), out_max);
+    } else {
+      // A multiplier below 1 (LiteRT's bound): |out(difference)| <= 2^30.
+      return hn::Min(hn::Max(hn::Add(out(difference), out_zero_point), out_min), out_max);
+    }
   }
 };
 

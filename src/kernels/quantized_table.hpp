@@ -21,6 +21,13 @@ struct Requantizer {
   int32_t right_shift = 0;  // 0..31
   int32_t total_shift = 1;  // single rounding: 31 - e, in 1..62
   int64_t rounding = 1;     // single rounding: 2^(total_shift - 1)
+  // The largest non-negative x whose product stays an int32: x 2^left_shift
+  // (double rounding) or (x m + rounding) >> total_shift (single rounding).
+  // A multiplier of 1 or more (squared_difference's output) overflows int32
+  // beyond it, where TFLite-Micro's arithmetic wraps; SPEC 9 takes the product
+  // in 64 bits instead, so such an x gives a result far above every type's
+  // range, which the clamp saturates.
+  int32_t overflow_above = INT32_MAX;
 };
 
 // Everything a row needs, worked out once per call.

@@ -1,6 +1,7 @@
 #include "quantized/quant_params.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -147,18 +148,25 @@ QuantizedMultiplier quantize_multiplier(double real_multiplier, Requantize round
 Requantizer make_requantizer(QuantizedMultiplier multiplier, Requantize rounding) {
   Requantizer r;
   r.multiplier = multiplier.multiplier;
+  constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
   if (rounding == Requantize::single_rounding) {
     r.total_shift = 31 - multiplier.shift;  // 1..62
     r.rounding = int64_t{1} << (r.total_shift - 1);
+    if (r.total_shift < 31 && r.multiplier > 0) {
+      // (x m + 2^(s-1)) >> s <= 2^31 - 1  <=>  x m <= 2^(31+s) - 2^(s-1) - 1 (s < 31: no overflow in 64 bits).
+      const int64_t limit = ((int64_t{1} << (31 + r.total_shift)) - r.rounding - 1) / r.multiplier;
+      r.overflow_above = static_cast<int32_t>(std::min(limit, kInt32Max));
+    }
     return r;
   }
   r.left_shift = std::max(multiplier.shift, 0);
   r.right_shift = std::max(-multiplier.shift, 0);  // at most 31: quantize_multiplier flushed the rest
-  if (r.left_shift >= 32) {
-    // x * 2^left_shift is 0 modulo 2^32 (where TFLite's int32 product
-    // overflows), and SRDHM(0, m) = 0.
-    r.multiplier = 0;
+  if (r.left_shift >= 31) {
+    // Every x >= 1 leaves int32 when shifted; x = 0 stays 0, SRDHM(0, m) = 0.
     r.left_shift = 0;
+    r.overflow_above = 0;
+  } else {
+    r.overflow_above = static_cast<int32_t>(kInt32Max >> r.left_shift);
   }
   return r;
 }

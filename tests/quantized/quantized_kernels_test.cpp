@@ -39,6 +39,22 @@ using sqdiff::detail::RowKernel;
 Requantizer requantizer(qo::Multiplier q, Requantize rounding) {
   Requantizer r;
   r.multiplier = static_cast<int32_t>(q.m);
+  // The largest x whose product stays an int32, found by bisection on the
+  // exact product (the library derives it in closed form).
+  const auto fits = [&](int64_t x) {
+    const qo::i128 product = rounding == Requantize::single_rounding
+                                 ? qo::floor_div_pow2(static_cast<qo::i128>(x) * q.m + (qo::i128{1} << (30 - q.e)),
+                                                      31 - q.e)
+                                 : static_cast<qo::i128>(x) << (q.e > 0 ? q.e : 0);
+    return product <= INT32_MAX;
+  };
+  int64_t fit = 0, beyond = int64_t{INT32_MAX} + 1;
+  if (fits(INT32_MAX)) {
+    fit = INT32_MAX;
+  } else {
+    while (beyond - fit > 1) (fits((fit + beyond) / 2) ? fit : beyond) = (fit + beyond) / 2;
+  }
+  r.overflow_above = static_cast<int32_t>(fit);
   if (rounding == Requantize::single_rounding) {
     r.total_shift = 31 - q.e;
     r.rounding = int64_t{1} << (30 - q.e);
@@ -93,7 +109,7 @@ struct Case {
     const int64_t ca = qo::mbqm((x - zp_a) * (int64_t{1} << left), ma, rounding);
     const int64_t cb = qo::mbqm((y - zp_b) * (int64_t{1} << left), mb, rounding);
     const int64_t d = ca - cb;
-    const int64_t out = qo::wrap32(static_cast<qo::i128>(qo::mbqm(square ? d * d : d, mout, rounding)) + zp_out);
+    const int64_t out = qo::mbqm(square ? d * d : d, mout, rounding) + zp_out;
     return std::clamp<int64_t>(out, lo, hi);
   }
 };

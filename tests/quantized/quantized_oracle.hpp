@@ -44,16 +44,11 @@ inline i128 floor_div_pow2(i128 n, int k) {
   return q;
 }
 
-// The int32 with the same low 32 bits (two's complement wrap-around).
-inline int64_t wrap32(i128 v) {
-  const auto low = static_cast<uint64_t>(static_cast<u128>(v) & 0xFFFFFFFFu);
-  return low >= 0x80000000u ? static_cast<int64_t>(low) - (int64_t{1} << 32) : static_cast<int64_t>(low);
-}
-
 // SRDHM(a, b) = floor((a b + 2^30) / 2^31), saturating for a = b = INT32_MIN.
-inline int64_t srdhm(int64_t a, int64_t b) {
+// Exact for any |a| below 2^93 (SPEC 9's products never wrap).
+inline i128 srdhm(i128 a, int64_t b) {
   if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
-  return static_cast<int64_t>(floor_div_pow2(static_cast<i128>(a) * b + (int64_t{1} << 30), 31));
+  return floor_div_pow2(a * b + (int64_t{1} << 30), 31);
 }
 
 // RDBPOT(x, e): x / 2^e to nearest, ties away from zero.
@@ -88,17 +83,23 @@ inline Multiplier quantize_multiplier(double d, Requantize rounding) {
   return {m, e};
 }
 
-// MBQM: double rounding RDBPOT(SRDHM(x 2^max(e,0) as int32, m), max(-e,0));
-// single rounding (x m + 2^(30-e)) >> (31-e), as int32.
+// A value beyond every type's range, for results past int64 (the clamp saturates them).
+inline constexpr int64_t kBeyondEveryType = int64_t{1} << 60;
+
+// MBQM in exact arithmetic, as SPEC 9 defines it (no int32 wrap-around where
+// TFLite-Micro's arithmetic overflows): double rounding
+// RDBPOT(SRDHM(x 2^max(e,0), m), max(-e,0)); single rounding
+// (x m + 2^(30-e)) >> (31-e).
 inline int64_t mbqm(int64_t x, Multiplier q, Requantize rounding) {
   if (rounding == Requantize::single_rounding) {
     const i128 total = static_cast<i128>(x) * q.m + (static_cast<i128>(1) << (30 - q.e));
-    return wrap32(floor_div_pow2(total, 31 - q.e));
+    return static_cast<int64_t>(floor_div_pow2(total, 31 - q.e));
   }
   const int left = std::max(q.e, 0);
   const int right = std::max(-q.e, 0);
-  const int64_t shifted = left >= 64 ? 0 : wrap32(static_cast<i128>(x) * (static_cast<i128>(1) << left));
-  return rdbpot(srdhm(shifted, q.m), right);
+  if (x != 0 && left >= 60) return x > 0 ? kBeyondEveryType : -kBeyondEveryType;
+  const i128 product = srdhm(static_cast<i128>(x) * (static_cast<i128>(1) << left), q.m);
+  return rdbpot(static_cast<int64_t>(std::clamp<i128>(product, -kBeyondEveryType, kBeyondEveryType)), right);
 }
 
 // TFLite's CheckedLog2 as SPEC 9 names it: float32 log(x) * (1 / log(2)),
@@ -215,8 +216,7 @@ inline int64_t element(const Config& c, const Prepared& p, int64_t x, int64_t y)
   const int64_t cb = mbqm((y - c.qb.zero_point) * (int64_t{1} << p.left), p.mb, c.rounding);
   const int64_t d = ca - cb;
   const int64_t scaled = mbqm(c.op == Op::subtract ? d : d * d, p.mout, c.rounding);
-  const int64_t with_zero_point = wrap32(static_cast<i128>(scaled) + c.qout.zero_point);
-  return std::clamp(with_zero_point, p.bounds.min, p.bounds.max);
+  return std::clamp(scaled + c.qout.zero_point, p.bounds.min, p.bounds.max);
 }
 
 }  // namespace sqdiff_test::quantized_oracle

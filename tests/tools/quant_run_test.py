@@ -27,12 +27,6 @@ INT32_MIN, INT32_MAX = -2**31, 2**31 - 1
 
 # --- the oracle: SPEC section 9 in Python ints ------------------------------------------------
 
-def wrap32(x):
-    """x modulo 2^32 as a two's complement int32 (SPEC 9: where TFLite-Micro's int32 arithmetic
-    overflows, sqdiff wraps)."""
-    return (x + 2**31) % 2**32 - 2**31
-
-
 def srdhm(a, b):
     """gemmlowp's SaturatingRoundingDoublingHighMul: (a*b + nudge) / 2^31, C's division truncating
     toward zero, the nudge 2^30 or 1 - 2^30 by the product's sign."""
@@ -73,12 +67,14 @@ def quantize_multiplier(real, single):
 
 
 def mbqm(x, multiplier, exponent, single):
-    """TFLite's MultiplyByQuantizedMultiplier, double rounding (gemmlowp) or single rounding."""
+    """TFLite's MultiplyByQuantizedMultiplier, double rounding (gemmlowp) or single rounding, in
+    exact integers: where TFLite-Micro's int32 product overflows (a squared difference's output
+    multiplier of 2 or more), SPEC 9 takes it in 64 bits, and the clamp saturates the result."""
     if single:
         total = 31 - exponent
-        return wrap32((x * multiplier + (1 << (total - 1))) >> total)
+        return (x * multiplier + (1 << (total - 1))) >> total
     left, right = max(exponent, 0), max(-exponent, 0)
-    return rdbpot(srdhm(wrap32(x << left), multiplier), right)
+    return rdbpot(srdhm(x << left, multiplier), right)
 
 
 def checked_log2(scale):
@@ -143,8 +139,8 @@ def element_function(op, dtype, qa, qb, qout, activation="none", single=False, p
         ca = mbqm((x - za) << left, ma, ea, single)
         cb = mbqm((y - zb) << left, mb, eb, single)
         d = ca - cb
-        raw = mbqm(wrap32(d * d) if not subtract else d, mo, eo, single)
-        return clamp(wrap32(raw + zo))
+        raw = mbqm(d * d if not subtract else d, mo, eo, single)
+        return clamp(raw + zo)
     return f
 
 
@@ -346,12 +342,24 @@ class QuantRunTest(QuantTestCase):
             got = self.run_quant("squared_difference", zeros, steps, "i8", (1.0, 0), (2**-7, 0), (2**-13, -128),
                                  single=single)
             self.assertGreater(len(set(got.tolist()) - {-128, 127}), 3)
-        # Large differences: the left shift overflows int32, which SPEC 9 wraps.
+        # Large differences: the left-shifted product leaves int32 (TFLite-Micro wraps there), SPEC 9
+        # takes it in 64 bits, and the output saturates at the type's maximum, never wraps below it.
         rng = np.random.default_rng(7)
         a, b = random_values(rng, "i8", (300,)), random_values(rng, "i8", (300,))
-        self.run_quant("squared_difference", a, b, "i8", (0.5, 0), (0.5, 0), (2**-17, 0))
+        got = self.run_quant("squared_difference", a, b, "i8", (0.5, 0), (0.5, 0), (2**-17, 0))
+        far = np.abs(a.astype(int) - b) >= 8  # (a - b)^2 2^-2 in steps of 2^-17: at least 2^19 steps
+        self.assertTrue(far.any())
+        self.assertEqual(set(got[far].tolist()), {127})
         c, d = random_values(rng, "i16", (300,)), random_values(rng, "i16", (300,))
-        self.run_quant("squared_difference", c, d, "i16", (1e-3, 0), (2e-3, 0), (1e-7, 0))
+        got = self.run_quant("squared_difference", c, d, "i16", (1e-3, 0), (2e-3, 0), (1e-7, 0))
+        far = np.abs(c * 1e-3 - d * 2e-3) >= 1
+        self.assertTrue(far.any())
+        self.assertEqual(set(got[far].tolist()), {32767})
+        for single in (False, True):
+            got = self.run_quant("squared_difference", np.array([127, -128, 3, 3], np.int8),
+                                 np.array([-128, 127, 3, 4], np.int8), "i8", (1.0, 0), (1.0, 0), (2.0**-20, -100),
+                                 single=single)
+            self.assertEqual(got.tolist(), [127, 127, -100, 127])
 
     def test_chunks_threads_and_in_place(self):
         rng = np.random.default_rng(5)
