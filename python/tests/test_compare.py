@@ -110,12 +110,14 @@ def bfloat16_pair(ml_dtypes):
 @needs_program
 @pytest.mark.parametrize("kwargs,args", OPTIONS, ids=["none", "atol", "rtol", "all"])
 def test_ml_dtypes_bfloat16_equals_the_programs_bf16_report(tmp_path, kwargs, args):
-    """ml_dtypes.bfloat16 arrays are bf16 here, as `sqdiff compare --dtype bf16` reads their bits
-    (saved as uint16): the same report, statistics and all, also broadcast."""
+    """ml_dtypes.bfloat16 arrays are bf16 here, as `sqdiff compare --dtype bf16` reads them: the
+    same report, statistics and all, from files np.save wrote of the arrays themselves ('<V2') and
+    of their bits (uint16), also broadcast."""
     ml_dtypes = require("ml_dtypes")
     a, b = bfloat16_pair(ml_dtypes)
     report = sqdiff.compare(a, b, **kwargs)
     assert report.dtype == "bf16"
+    assert report.to_dict() == program_report(tmp_path, a, b, "--dtype", "bf16", *args)
     assert report.to_dict() == program_report(tmp_path, a.view(np.uint16), b.view(np.uint16), "--dtype", "bf16",
                                               *args)
     report = sqdiff.compare(a, b[2], broadcast=True, **kwargs)
