@@ -96,7 +96,10 @@ InputPair align(NpyArray a, NpyArray b, const CompareRequest& request, const std
 }
 
 bool compare_files(const CompareRequest& request) {
-  const InputPair pair = align(NpyArray::open(request.a_path), NpyArray::open(request.b_path), request, "compare");
+  const TwoByteVoid two_byte_void = two_byte_void_for(request.dtype);
+  NpyArray a = NpyArray::open(request.a_path, two_byte_void);  // a first: an error names a when both are bad
+  NpyArray b = NpyArray::open(request.b_path, two_byte_void);
+  const InputPair pair = align(std::move(a), std::move(b), request, "compare");
   Comparer comparer(request, byte_total(pair));
   const TensorComparison result = comparer.compare(pair);
   comparer.finish();
@@ -107,8 +110,8 @@ bool compare_files(const CompareRequest& request) {
 }
 
 bool compare_sets(const CompareRequest& request) {
-  std::vector<NamedArray> a = open_tensor_set(request.a_path);
-  std::vector<NamedArray> b = open_tensor_set(request.b_path);
+  std::vector<NamedArray> a = open_tensor_set(request.a_path, two_byte_void_for(request.dtype));
+  std::vector<NamedArray> b = open_tensor_set(request.b_path, two_byte_void_for(request.dtype));
   std::vector<std::string> missing, extra;
   std::vector<InputPair> pairs;
   std::vector<std::string> names;
@@ -180,7 +183,8 @@ void register_compare_command(CLI::App& app) {
   sub->add_flag("--json", request->json, "Print one JSON object instead of text (schema in docs/cli.md)");
   sub->add_option("--dtype", request->dtype,
                   "Read the inputs as this dtype; only bf16 (alias bfloat16) differs from the stored dtype: "
-                  "it reads u16 (\"<u2\") files holding bf16 bits")
+                  "it reads u16 (\"<u2\") files holding bf16 bits, and np.save'd ml_dtypes.bfloat16 arrays "
+                  "(\"<V2\")")
       ->check(CLI::IsMember(dtype_names()));
   sub->add_option("--threads", request->options.threads, "Worker threads; 0 = one per core")
       ->capture_default_str()

@@ -17,10 +17,15 @@ void apply_dtype(NpyArray& array, const std::string& name) {
     }
     throw sqdiff::Error(array.path() + ": holds " + std::string(dtype_name(array.dtype())) +
                         " data, which cannot be read as " + canonical +
-                        " (--dtype bf16 reads u16 files holding bf16 bits; other names must match the file)");
+                        " (--dtype bf16 reads u16 files holding bf16 bits and np.save'd ml_dtypes.bfloat16 arrays; "
+                        "other names must match the file)");
   }
   throw sqdiff::Error("unknown dtype \"" + name + "\" (expected one of f16, bf16, f32, f64, i8, i16, i32, i64, "
                       "u8, u16, u32, u64)");
+}
+
+TwoByteVoid two_byte_void_for(const std::string& name) {
+  return name == "bf16" || name == "bfloat16" ? TwoByteVoid::bf16 : TwoByteVoid::refuse;
 }
 
 std::vector<std::string> dtype_names() {
@@ -34,7 +39,11 @@ std::vector<std::string> dtype_names() {
 
 InputPair open_input_pair(const std::string& a_path, const std::string& b_path, const std::string& dtype,
                           const Broadcast& mode, const std::string& what) {
-  return align_input_pair(NpyArray::open(a_path), NpyArray::open(b_path), dtype, mode, what);
+  // a first, then b (as arguments their order would be unspecified): an error names a when both are bad.
+  const TwoByteVoid two_byte_void = two_byte_void_for(dtype);
+  NpyArray a = NpyArray::open(a_path, two_byte_void);
+  NpyArray b = NpyArray::open(b_path, two_byte_void);
+  return align_input_pair(std::move(a), std::move(b), dtype, mode, what);
 }
 
 InputPair align_input_pair(NpyArray a, NpyArray b, const std::string& dtype, const Broadcast& mode,

@@ -20,7 +20,7 @@ struct InputPair {
 };
 
 // Throws sqdiff::Error: a file that cannot be read, an unknown or unsuitable
-// --dtype, mixed dtypes ("`what`: mixed dtypes: ..."), shapes that do not
+// --dtype (bf16 reads "<u2" and "<V2" files), mixed dtypes ("`what`: mixed dtypes: ..."), shapes that do not
 // broadcast ("`what`: cannot broadcast ...").
 InputPair open_input_pair(const std::string& a_path, const std::string& b_path, const std::string& dtype,
                           const sqdiff::Broadcast& mode, const std::string& what);
@@ -32,6 +32,11 @@ InputPair align_input_pair(NpyArray a, NpyArray b, const std::string& dtype, con
 // Applies --dtype: "" or the stored dtype keep the data as stored; "bf16"
 // (alias "bfloat16") reads a u16 ("<u2") file as bf16 bits. Throws sqdiff::Error otherwise.
 void apply_dtype(NpyArray& array, const std::string& name);
+
+// How files are opened for --dtype `name`: "bf16" (alias "bfloat16") reads
+// 2-byte void elements (np.save of ml_dtypes.bfloat16, "<V2") as bf16 bits;
+// any other name leaves them refused, with the error that names --dtype bf16.
+TwoByteVoid two_byte_void_for(const std::string& name);
 
 // The names --dtype takes: every dtype's name and the alias bfloat16.
 std::vector<std::string> dtype_names();

@@ -271,6 +271,13 @@ std::string header_for(DType dtype, const Shape& shape, std::size_t* total_heade
   return out;
 }
 
+// True for the descr of 2-byte void elements in an order this host reads
+// ('<', '|', '=' or none): what np.save writes for ml_dtypes.bfloat16.
+bool is_two_byte_void(std::string_view descr) {
+  if (!descr.empty() && (descr[0] == '<' || descr[0] == '|' || descr[0] == '=')) descr.remove_prefix(1);
+  return descr == "V2";
+}
+
 }  // namespace
 
 std::optional<DType> dtype_from_npy_descr(std::string_view descr) {
@@ -376,7 +383,7 @@ struct NpyLayout {
 // with errno set), checked against the size: what open() and from_bytes()
 // share.
 template <typename ReadAt>
-NpyLayout read_layout(const std::string& path, std::size_t file_size, ReadAt read_at) {
+NpyLayout read_layout(const std::string& path, std::size_t file_size, TwoByteVoid two_byte_void, ReadAt read_at) {
   unsigned char prefix[12] = {};
   const ssize_t got = read_at(prefix, sizeof prefix, 0);
   if (got < 0) fail(path, "cannot read: " + errno_text(errno));
@@ -418,7 +425,8 @@ NpyLayout read_layout(const std::string& path, std::size_t file_size, ReadAt rea
   const Header header = DictParser(header_text, path).parse();
 
   NpyLayout layout;
-  const auto dtype = dtype_from_npy_descr(header.descr);
+  std::optional<DType> dtype = dtype_from_npy_descr(header.descr);
+  if (!dtype && two_byte_void == TwoByteVoid::bf16 && is_two_byte_void(header.descr)) dtype = DType::bf16;
   if (!dtype) {
     const std::string d = header.descr;
     if (!d.empty() && d[0] == '>') {
@@ -429,12 +437,13 @@ NpyLayout read_layout(const std::string& path, std::size_t file_size, ReadAt rea
       fail(path, "dtype descr '" + d + "' has an invalid byte-order mark for a multi-byte type");
     }
     // ml_dtypes.bfloat16 arrays (JAX, TensorFlow, ONNX tooling) save as '<V2', two raw bytes with no
-    // mark of what they hold: the likely meaning gets the way to pass them.
-    const std::string_view body = d.empty() ? std::string_view() : std::string_view(d).substr(1);
+    // mark of what they hold: the likely meaning gets the option that reads them (the commands that
+    // take --dtype open such files with TwoByteVoid::bf16 when it is bf16).
     const std::string bf16_hint =
-        body == "V2" ? "; if these are bfloat16 values (ml_dtypes.bfloat16 saves as '" + d +
-                           "'), save their bits instead, np.save(path, a.view(np.uint16)), and pass --dtype bf16"
-                     : "";
+        is_two_byte_void(d)
+            ? "; if these are bfloat16 values (np.save of an ml_dtypes.bfloat16 array writes '" + d +
+                  "'), pass --dtype bf16 to sqdiff run or sqdiff compare, which reads them as bf16 bits"
+            : "";
     fail(path, "unsupported dtype descr '" + d + "' (" + describe_descr(d) +
                    "); supported: f2, f4, f8, i1, i2, i4, i8, u1, u2, u4, u8 (little-endian)" + bf16_hint);
   }
@@ -463,13 +472,14 @@ NpyLayout read_layout(const std::string& path, std::size_t file_size, ReadAt rea
 
 }  // namespace
 
-NpyArray NpyArray::open(const std::string& path) {
+NpyArray NpyArray::open(const std::string& path, TwoByteVoid two_byte_void) {
   const InputFile file = InputFile::open(path);
   const int fd = file.fd();
   const auto file_size = static_cast<std::size_t>(file.size());
-  const NpyLayout layout = read_layout(path, file_size, [fd](void* out, std::size_t size, std::size_t offset) {
-    return ::pread(fd, out, size, static_cast<off_t>(offset));
-  });
+  const NpyLayout layout =
+      read_layout(path, file_size, two_byte_void, [fd](void* out, std::size_t size, std::size_t offset) {
+        return ::pread(fd, out, size, static_cast<off_t>(offset));
+      });
   const std::size_t data_offset = layout.data_offset;
   const int64_t data_bytes = layout.data_bytes;
   const std::size_t item = dtype_size(layout.dtype);
@@ -510,12 +520,13 @@ NpyArray NpyArray::open(const std::string& path) {
 }
 
 NpyArray NpyArray::from_bytes(const std::string& name, const std::byte* bytes, std::size_t size,
-                              std::shared_ptr<const void> owner) {
-  const NpyLayout layout = read_layout(name, size, [bytes, size](void* out, std::size_t count, std::size_t offset) {
-    const std::size_t n = offset >= size ? 0 : std::min(count, size - offset);
-    if (n > 0) std::memcpy(out, bytes + offset, n);
-    return static_cast<ssize_t>(n);
-  });
+                              std::shared_ptr<const void> owner, TwoByteVoid two_byte_void) {
+  const NpyLayout layout =
+      read_layout(name, size, two_byte_void, [bytes, size](void* out, std::size_t count, std::size_t offset) {
+        const std::size_t n = offset >= size ? 0 : std::min(count, size - offset);
+        if (n > 0) std::memcpy(out, bytes + offset, n);
+        return static_cast<ssize_t>(n);
+      });
   NpyArray array;
   array.path_ = name;
   array.dtype_ = layout.dtype;

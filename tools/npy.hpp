@@ -4,8 +4,10 @@
 //
 // Supported: format versions 1.0, 2.0 and 3.0; descrs for the numeric dtypes
 // ('<' or '|' byte order; '=' is taken as little-endian on this host). bf16 has
-// no NumPy descr: bf16 data is stored as "<u2" and reinterpreted by the caller
-// (see docs/cli.md). Big-endian ('>') files are refused with a clear error.
+// no NumPy descr: bf16 data is stored as "<u2" and reinterpreted by the caller,
+// or, as np.save writes an ml_dtypes.bfloat16 array, as 2-byte voids ("<V2"),
+// read as bf16 when the caller says so (TwoByteVoid; see docs/cli.md).
+// Big-endian ('>') files are refused with a clear error.
 #pragma once
 // Compiled into the static library `sqdiff_tools_common` (tools/CMakeLists.txt,
 // defined before add_subdirectory(ir)); tools/CMakeLists.txt links it into sqdiff_ir.
@@ -27,17 +29,25 @@
 
 namespace sqdiff::tools {
 
+// What the reader makes of a descr of 2-byte void elements ('<V2', '|V2',
+// '=V2'): np.save writes it for an ml_dtypes.bfloat16 array, a dtype NumPy's
+// descrs cannot name. The file does not say what the two bytes hold, so only
+// the caller can: `--dtype bf16` reads them as bf16 bits (little-endian, as
+// ml_dtypes stores them on this host). A void of any other size, or one the
+// caller did not ask for, stays an error (which says to pass --dtype bf16).
+enum class TwoByteVoid { refuse, bf16 };
+
 // A read-only memory-mapped .npy file.
 struct NpyArray {
  public:
   // Throws sqdiff::Error naming the path and what is wrong.
-  static NpyArray open(const std::string& path);
+  static NpyArray open(const std::string& path, TwoByteVoid two_byte_void = TwoByteVoid::refuse);
   // An array from the bytes of a .npy file held in memory (a member of a .npz
   // archive), checked as open() checks a file; `name` stands for the path in
   // errors. `owner` keeps the bytes alive (data misaligned for its type is
   // copied). Throws sqdiff::Error.
   static NpyArray from_bytes(const std::string& name, const std::byte* bytes, std::size_t size,
-                             std::shared_ptr<const void> owner);
+                             std::shared_ptr<const void> owner, TwoByteVoid two_byte_void = TwoByteVoid::refuse);
 
   NpyArray(NpyArray&& other) noexcept;
   NpyArray& operator=(NpyArray&& other) noexcept;

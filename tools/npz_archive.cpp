@@ -187,7 +187,7 @@ bool looks_like_zip(const std::string& path) {
          ((head[2] == 3 && head[3] == 4) || (head[2] == 5 && head[3] == 6));
 }
 
-std::vector<NpzMember> read_npz(const std::string& path) {
+std::vector<NpzMember> read_npz(const std::string& path, TwoByteVoid two_byte_void) {
   const InputFile file = InputFile::open(path);
   const auto size = static_cast<std::size_t>(file.size());
   if (size == 0) fail(path, "not a .npz file (the file is empty)");
@@ -232,11 +232,12 @@ std::vector<NpzMember> read_npz(const std::string& path) {
     if (e.method == 0) {
       if (e.compressed != e.uncompressed) fail(where, "not a valid .npz file (a stored member's sizes differ)");
       check_crc(data, e, where);  // reads the member once, at memory speed (crc32.hpp)
-      members.push_back({std::move(name), NpyArray::from_bytes(where, data, e.uncompressed, mapping)});
+      members.push_back({std::move(name), NpyArray::from_bytes(where, data, e.uncompressed, mapping, two_byte_void)});
     } else if (e.method == 8) {
       std::shared_ptr<std::byte[]> inflated = inflate_member(data, e, where);
       const std::byte* start = inflated.get();
-      members.push_back({std::move(name), NpyArray::from_bytes(where, start, e.uncompressed, std::move(inflated))});
+      members.push_back(
+          {std::move(name), NpyArray::from_bytes(where, start, e.uncompressed, std::move(inflated), two_byte_void)});
     } else {
       fail(where, "compression method " + std::to_string(e.method) +
                       " is not supported (numpy.savez stores members, savez_compressed deflates them)");

@@ -18,9 +18,10 @@ struct NpzMember {
   NpyArray array;
 };
 
-// Every member, in the archive's order. Throws sqdiff::Error naming the file
-// (and the member) for anything that is not a readable .npz of .npy members.
-std::vector<NpzMember> read_npz(const std::string& path);
+// Every member, in the archive's order; 2-byte void members read as
+// `two_byte_void` says (npy.hpp). Throws sqdiff::Error naming the file (and
+// the member) for anything that is not a readable .npz of .npy members.
+std::vector<NpzMember> read_npz(const std::string& path, TwoByteVoid two_byte_void = TwoByteVoid::refuse);
 
 // Whether the file at `path` starts as a zip archive does ("PK\3\4", or
 // "PK\5\6" for an empty one); false when it cannot be read.

@@ -175,7 +175,8 @@ void register_run_command(CLI::App& app) {
       ->check(integer_in<int>(0, std::numeric_limits<int>::max()));
   sub->add_option("--dtype", request->dtype,
                   "Read the inputs as this dtype; only bf16 (alias bfloat16) differs from the stored dtype: "
-                  "it reads u16 (\"<u2\") files holding bf16 bits and writes the output the same way")
+                  "it reads u16 (\"<u2\") files holding bf16 bits, and np.save'd ml_dtypes.bfloat16 arrays "
+                  "(\"<V2\"), and writes the output as u16 bits")
       ->check(CLI::IsMember(dtype_names()));
   // For the tests: a small chunk size exercises the chunked path on small arrays.
   sub->add_option("--chunk-bytes", request->chunk_bytes, "Output bytes per library call")

@@ -18,7 +18,7 @@ bool is_directory(const std::string& path) {
   return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
 }
 
-std::vector<NamedArray> open_folder(const std::string& path) {
+std::vector<NamedArray> open_folder(const std::string& path, TwoByteVoid two_byte_void) {
   std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(path.c_str()), ::closedir);
   if (!dir) throw sqdiff::Error(path + ": cannot read the folder: " + std::strerror(errno));
   std::vector<std::string> names;
@@ -33,7 +33,7 @@ std::vector<NamedArray> open_folder(const std::string& path) {
   std::sort(names.begin(), names.end());
   std::vector<NamedArray> arrays;
   for (const std::string& file : names) {
-    arrays.push_back({file.substr(0, file.size() - 4), NpyArray::open(path + "/" + file)});
+    arrays.push_back({file.substr(0, file.size() - 4), NpyArray::open(path + "/" + file, two_byte_void)});
   }
   return arrays;
 }
@@ -42,10 +42,12 @@ std::vector<NamedArray> open_folder(const std::string& path) {
 
 bool is_tensor_set(const std::string& path) { return is_directory(path) || looks_like_zip(path); }
 
-std::vector<NamedArray> open_tensor_set(const std::string& path) {
-  if (is_directory(path)) return open_folder(path);
+std::vector<NamedArray> open_tensor_set(const std::string& path, TwoByteVoid two_byte_void) {
+  if (is_directory(path)) return open_folder(path, two_byte_void);
   std::vector<NamedArray> arrays;
-  for (NpzMember& member : read_npz(path)) arrays.push_back({std::move(member.name), std::move(member.array)});
+  for (NpzMember& member : read_npz(path, two_byte_void)) {
+    arrays.push_back({std::move(member.name), std::move(member.array)});
+  }
   std::stable_sort(arrays.begin(), arrays.end(),
                    [](const NamedArray& x, const NamedArray& y) { return x.name < y.name; });
   for (std::size_t i = 1; i < arrays.size(); ++i) {

@@ -22,7 +22,8 @@ bool is_tensor_set(const std::string& path);
 // The arrays of a .npz file or of a folder (its regular NAME.npy files,
 // symbolic links followed; other entries are ignored), sorted by name
 // (bytewise). Throws sqdiff::Error for an unreadable set or member, and for
-// a name that occurs twice.
-std::vector<NamedArray> open_tensor_set(const std::string& path);
+// a name that occurs twice. 2-byte void members read as `two_byte_void` says
+// (npy.hpp: --dtype bf16 reads them as bf16).
+std::vector<NamedArray> open_tensor_set(const std::string& path, TwoByteVoid two_byte_void = TwoByteVoid::refuse);
 
 }  // namespace sqdiff::tools

@@ -44,7 +44,8 @@ Reductions and gradients (one pass, each result the exact value rounded once):
     subtract_backward(grad, a_shape, b_shape)  (grad_a, grad_b) of subtract
 
 Python scalars are weak, as in NumPy 2: ``squared_difference(x_f32, 0.5)``
-computes in float32; ``mean_squared_difference_backward(a, b)`` is the MSE loss's gradient.
+computes in float32, ``squared_difference(x_int32, 0.5)`` in float64 (NEP 50);
+``mean_squared_difference_backward(a, b)`` is the MSE loss's gradient.
 
 Functions: squared_difference, subtract, sum_squared_difference,
 mean_squared_difference, squared_difference_backward, subtract_backward,
@@ -135,8 +136,10 @@ a, b : array_like
     are read in place, not copied. Python scalars (bool, int, float) are
     *weak*, as in NumPy 2 (NEP 50): they take the other operand's dtype, so
     ``squared_difference(x_f32, 0.5)`` computes in float32; an int that does
-    not fit an integer dtype (300 for uint8) and a float beside an integer
-    array raise ``sqdiff.Error``; two Python scalars give int64 or float64.
+    not fit an integer dtype (300 for uint8) raises ``sqdiff.Error``; a float
+    beside an integer array makes the call float64, as NumPy 2 does (the
+    array converted to float64; with ``dtype=`` naming the integer type it is
+    an ``sqdiff.Error``); two Python scalars give int64 or float64.
     Anything else (lists) goes through ``np.asarray``. Supported dtypes:
     float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32,
     uint64, and bfloat16 (ml_dtypes', or bits: see ``dtype``). Two dtypes are
@@ -445,8 +448,9 @@ def _promoted_elementwise(op, function, a, b, broadcast, broadcast_axis, out, th
     promoted = _promotion.promote(op, (a, b), dtype)
     if promoted is None:
         raise _not_promoted(error) from None
-    (a, b), target = promoted
-    return _promotion.elementwise(op, function, a, b, target, broadcast, broadcast_axis, out, threads)
+    (promoted_a, promoted_b), target = promoted
+    return _promotion.elementwise(op, function, promoted_a, promoted_b, target, broadcast, broadcast_axis, out,
+                                  threads, (a, b))
 
 
 def _fill(template: str) -> str:
@@ -598,7 +602,8 @@ a, b : array_like
     The inputs, as for ``squared_difference`` (two dtypes promoted as
     ``numpy.result_type`` does, the converted input whole): any strides,
     read in place; Python scalars are weak (they take the other operand's
-    dtype); bfloat16 as uint16 bits with ``dtype="bfloat16"``.
+    dtype; a float beside integers makes them float64, as in NumPy 2);
+    bfloat16 as uint16 bits with ``dtype="bfloat16"``.
 axis : None, int or tuple of ints, default None
     The axes of the **broadcast** shape to reduce, negative ones counting
     from the end; None reduces all of them, ``()`` none. A repeated or
@@ -757,8 +762,13 @@ def _promoted_reduce(op, function, a, b, axis, keepdims, dtype, out, broadcast, 
     if promoted is None:
         raise _not_promoted(error) from None
     arrays, target = promoted
-    a, b = _promotion.whole(op, arrays, target)
-    return function(a, b, axis, keepdims, dtype, out, broadcast, broadcast_axis, threads)
+    whole_a, whole_b = _promotion.whole(op, arrays, target)
+    if out is None:
+        # dtype='s errors name the promoted input type as they are (sqdiff.dask's do the same).
+        return function(whole_a, whole_b, axis, keepdims, dtype, out, broadcast, broadcast_axis, threads)
+    return _promotion.with_promoted_types(
+        op, lambda: function(whole_a, whole_b, axis, keepdims, dtype, out, broadcast, broadcast_axis, threads),
+        (a, b), target)
 
 
 def sum_squared_difference(
@@ -877,7 +887,8 @@ def squared_difference_backward(
     a, b : array_like
         The forward inputs, of a float dtype (float16, float32, float64, or
         bfloat16 bits with ``dtype="bfloat16"``); integers raise
-        ``sqdiff.Error``. Inputs of different dtypes are promoted as
+        ``sqdiff.Error``, except beside a Python float, which makes the call
+        float64 (NEP 50). Inputs of different dtypes are promoted as
         ``numpy.result_type`` does; Python scalars are weak.
     grad : array_like
         The gradient of the loss with respect to the output (the upstream

@@ -89,9 +89,11 @@ def compare(a: Union[ArrayLike, Mapping[str, ArrayLike]], b: Union[ArrayLike, Ma
     ----------
     a, b : array_like, or dicts of str -> array_like
         The reference and the array to check, of one dtype (no promotion: a
-        mixed pair is an Error). Dicts are compared tensor by tensor by name;
-        names in only one of them are reported as ``missing`` (in a, not in b)
-        or ``extra`` and fail the report.
+        mixed pair is an Error); ``ml_dtypes.bfloat16`` arrays are bf16, as
+        ``sqdiff compare --dtype bf16`` reads bfloat16 files. Byte-swapped or
+        unaligned arrays are read through a native copy. Dicts are compared
+        tensor by tensor by name; names in only one of them are reported as
+        ``missing`` (in a, not in b) or ``extra`` and fail the report.
     atol, rtol : float, optional
         The tolerance gate, NumPy's ``allclose`` rule per pair:
         ``|a - b| <= atol + rtol * |b|`` (non-finite pairs must be equal). Given

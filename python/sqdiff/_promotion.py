@@ -7,7 +7,10 @@ functions accept what NumPy accepts: arrays of two dtypes (and lists, which
 float64, ``int32`` with ``float32`` in float64, ``int8`` with ``uint8`` in int16.
 Promotion is by dtype only, as in NumPy 2: a NumPy scalar or 0-d array keeps
 its dtype (NumPy 1's value-based casting is not applied), and a Python scalar
-stays weak (NEP 50): it takes the promoted type (``_weak_scalars``).
+stays weak (NEP 50): it takes the promoted type (``_weak_scalars``), except
+that a Python float beside integers only makes the call float64, as NumPy 2's
+``result_type(int8_array, 0.5)`` is: the integer arrays are then converted as
+for two dtypes.
 
 Only the converted operand is converted, and for the element-wise functions a
 block at a time (``CHUNK`` elements of the result, in C order) into the op, so
@@ -60,6 +63,22 @@ def _common_dtype(op, dtypes):
     return _np.dtype(target).newbyteorder("=")
 
 
+def promoted_dtype(op, strong, weak):
+    """The dtype NumPy 2 computes arrays of the dtypes `strong` (sqdiff's, at
+    least one) and the weak Python scalars `weak` in, or None when that is the
+    arrays' one dtype (nothing to convert). Two dtypes promote as
+    ``numpy.result_type``; a Python float beside integers gives float64 (NEP
+    50: a weak *float*, and integers with a float promote to the default
+    float)."""
+    float_beside_integers = any(isinstance(v, float) for v in weak) and all(d.kind in "iu" for d in strong)
+    if not float_beside_integers and all(d == strong[0] for d in strong[1:]):
+        return None
+    target = _common_dtype(op, strong)
+    if float_beside_integers and target.kind in "iu":
+        return _np.dtype(_np.float64)
+    return target
+
+
 def promote(op, values, dtype):
     """The operands made arrays and promoted: (arrays, target), with the weak
     Python scalars converted once to the target dtype and the arrays left in
@@ -72,11 +91,11 @@ def promote(op, values, dtype):
     weak = [_weak_scalars.is_weak(v) for v in values]
     arrays = [v if w else _sqdiff.as_array(op, name, v) for v, w, name in zip(values, weak, _NAMES)]
     strong = [x.dtype for x, w in zip(arrays, weak) if not w]
-    if len(strong) < 2 or not all(_supported(d) for d in strong):
+    if not strong or not all(_supported(d) for d in strong):
         return None
-    if all(d == strong[0] for d in strong[1:]):
+    target = promoted_dtype(op, strong, [v for v, w in zip(values, weak) if w])
+    if target is None:
         return None
-    target = _common_dtype(op, strong)
     return _weak_scalars.resolve_to(op, arrays, target), target
 
 
@@ -139,10 +158,11 @@ def _chunkable_out(out, shape, target, inputs):
             and not any(_np.may_share_memory(out, x) for x in inputs))
 
 
-def elementwise(op, function, a, b, target, broadcast, broadcast_axis, out, threads):
+def elementwise(op, function, a, b, target, broadcast, broadcast_axis, out, threads, given):
     """The element-wise op `function` (the compiled one) on a and b promoted to
     `target`, converted a block at a time. Every check runs before anything is
-    written: the shapes here, out= either here or by the library's one call."""
+    written: the shapes here, out= either here or by the library's one call.
+    `given`: the operands as the caller passed them, which out='s error names."""
     try:
         shape = _sqdiff.broadcast_shape(a.shape, b.shape, broadcast, broadcast_axis)
     except (_sqdiff.Error, TypeError):
@@ -152,8 +172,8 @@ def elementwise(op, function, a, b, target, broadcast, broadcast_axis, out, thre
         raise AssertionError(f"{op}: the shapes' error was not raised again")  # pragma: no cover
     size = int(_np.prod(shape, dtype=_np.int64))
     if size <= CHUNK or (out is not None and not _chunkable_out(out, shape, target, (a, b))):
-        return _with_promoted_types(op, lambda: function(converted(a, target), converted(b, target), broadcast,
-                                                         broadcast_axis, out, threads, None), a, b, target)
+        return with_promoted_types(op, lambda: function(converted(a, target), converted(b, target), broadcast,
+                                                        broadcast_axis, out, threads, None), given, target)
     result = _np.empty(shape, target) if out is None else out
     rank = len(shape)
     start_b = _alignment_start(broadcast, broadcast_axis, rank, b.ndim)
@@ -170,17 +190,31 @@ def _stand_in(x, target):
     return _np.broadcast_to(_np.zeros((), target), x.shape)
 
 
-def _with_promoted_types(op, call, a, b, target):
+def with_promoted_types(op, call, given, target):
     """call(), with a message about out's type that says which type the inputs
-    were promoted to."""
+    `given` (as the caller passed them) were promoted to."""
     try:
         return call()
     except _sqdiff.Error as error:
         message = str(error)
         if message.startswith(f"{op}: output type "):
-            raise _sqdiff.Error(f"{message} (the inputs' {a.dtype.name} and {b.dtype.name} promoted to "
-                                f"{target.name}, as numpy.result_type does)") from None
+            raise _sqdiff.Error(f"{message} ({_promotion_text(op, given, target)})") from None
         raise
+
+
+def _promotion_text(op, given, target):
+    """'the inputs' int32 and float64 promoted to float64, as numpy.result_type
+    does': a Python scalar, which has no dtype, named as one."""
+    names = []
+    weak = False
+    for value, name in zip(given, _NAMES):
+        if _weak_scalars.is_weak(value):
+            weak = True
+            names.append(f"a Python {type(value).__name__}")
+        else:
+            names.append(_sqdiff.as_array(op, name, value).dtype.name)
+    rule = "as NumPy 2 promotes a Python scalar (NEP 50)" if weak else "as numpy.result_type does"
+    return f"the inputs' {' and '.join(names)} promoted to {target.name}, {rule}"
 
 
 def whole(op, values, target):

@@ -9,8 +9,13 @@ computes in float32:
   gives for a float (for an int beyond float64's range NumPy raises
   OverflowError: sqdiff rounds it too, to inf, as it does into float32);
 * integer array: a Python int must fit the type (300 for uint8 is an error,
-  where NumPy 2 raises OverflowError); a bool is 0 or 1; a float is an error
-  (NumPy would compute in float64, which sqdiff never converts to);
+  where NumPy 2 raises OverflowError); a bool is 0 or 1; a float makes the
+  call float64, as NumPy 2 computes it (NEP 50 makes a Python float a weak
+  *float*, and integers with a float promote to the default float): the
+  scalar becomes a float64 here, and the integer operand is converted by the
+  caller's promotion (``_promotion.promote``), to which the compiled part's
+  MixedTypesError leads; with ``dtype=`` naming an integer type, which keeps
+  the call in that type, a float is an error;
 * only Python scalars: NumPy 2's defaults, int64 for ints and bools with ints,
   float64 as soon as one is a float (an int rounded as above); bools alone
   stay bool (unsupported).
@@ -144,8 +149,10 @@ def _as_bfloat16(op, value, dtype):
 
 def _as_integer(op, value, dtype):
     if isinstance(value, float):
-        raise _error(op, f"the Python float {value!r} cannot be combined with a {dtype.name} array: NumPy would "
-                         f"compute in float64, and sqdiff never converts; pass an int, or convert the array")
+        # Only dtype= gets here: without it a float beside integers promotes to float64 (resolve).
+        raise _error(op, f"the Python float {value!r} cannot be computed in {dtype.name}, the dtype= asked for: "
+                         f"NumPy 2 computes a float beside integers in float64; drop dtype= to compute in "
+                         f"float64, or pass an int")
     info = _np.iinfo(dtype)
     number = int(value)
     if not info.min <= number <= info.max:
@@ -185,14 +192,14 @@ def _array_and_scalar(op, values):
         kind = target.kind
         if kind == "f":
             return [a, _as_float(op, b, target)]
-        if kind in "iu":
+        if kind in "iu" and type(b) is not float:  # a float promotes: the general path
             return [a, _as_integer(op, b, target)]
     elif type(b) is _np.ndarray and type(a) in _EXACT_WEAK:
         target = b.dtype
         kind = target.kind
         if kind == "f":
             return [_as_float(op, a, target), b]
-        if kind in "iu":
+        if kind in "iu" and type(a) is not float:
             return [_as_integer(op, a, target), b]
     return None
 
@@ -223,6 +230,16 @@ def resolve(op, values, dtype=None):
     convert = _converter(target)
     if convert is None:
         return list(values)  # bool, complex, object arrays: refused by the compiled part
+    if (convert is _as_integer and (hint is None or hint != target)
+            and any(isinstance(v, float) for v, w in zip(values, weak) if w)):
+        # NEP 50: a Python float beside integers computes in float64 (numpy.result_type(int8_array,
+        # 0.5) is float64), so the scalars become float64 here and the integer operands stay as they
+        # are: the compiled part then finds two dtypes and raises MixedTypesError, whose handlers
+        # convert them as for any two dtypes (sqdiff._promotion.promote gives float64 too). Only a
+        # dtype= naming that integer type keeps the call in it (_as_integer's error); a dtype= naming
+        # another type is refused by the compiled part, for the array's dtype.
+        target = _np.dtype(_np.float64)
+        convert = _as_float
     return [convert(op, v, target) if w else v for v, w in zip(values, weak)]
 
 

@@ -126,8 +126,9 @@ def _promoted(op, a, b, dtype, dtype_is_output):
     """a and b in the dtype NumPy promotes their dtypes to, as the eager functions
     compute them (sqdiff._promotion): the one of another dtype converted lazily,
     chunk by chunk (astype), so no conversion happens before compute() and none
-    is larger than a chunk. Python scalars stay weak, and nothing is converted
-    where the eager function would not: a dtype= of the element-wise functions
+    is larger than a chunk. Python scalars stay weak (a Python float beside
+    integer arrays makes them float64, as in the eager functions: NEP 50), and
+    nothing is converted where the eager function would not: a dtype= of the element-wise functions
     (it checks the inputs' dtype), bfloat16 bits, an unsupported dtype (the
     eager error, from the stand-ins)."""
     bf16 = isinstance(dtype, str) and dtype in _BF16_NAMES
@@ -136,10 +137,13 @@ def _promoted(op, a, b, dtype, dtype_is_output):
     strong = [x for x in (a, b) if not _weak_scalars.is_weak(x)]
     dtypes = [getattr(x, "dtype", None) for x in strong]  # a Python complex has none: the eager error
     # `is None`, not `in`: NumPy compares a dtype equal to None as to float64.
-    if (len(dtypes) < 2 or any(d is None for d in dtypes) or dtypes[0] == dtypes[1]
+    if (not dtypes or any(d is None for d in dtypes)
             or not all(_promotion._supported(_np.dtype(d)) for d in dtypes)):
         return a, b
-    target = _promotion._common_dtype(op, [_np.dtype(d) for d in dtypes])
+    weak = [x for x in (a, b) if _weak_scalars.is_weak(x)]
+    target = _promotion.promoted_dtype(op, [_np.dtype(d) for d in dtypes], weak)  # float64 for int with 0.5
+    if target is None:
+        return a, b
     return tuple(x if _weak_scalars.is_weak(x) or x.dtype == target else x.astype(target) for x in (a, b))
 
 
@@ -272,7 +276,8 @@ a, b : dask.array.Array, numpy.ndarray or scalar
     The inputs, as for the eager function (two dtypes are promoted as
     ``numpy.result_type`` does, lazily, chunk by chunk). A NumPy array (or a
     list) is split along the other operand's chunks; a Python scalar follows
-    the eager function's rules (it takes the array's dtype).
+    the eager function's rules (it takes the array's dtype; a float makes an
+    integer array float64, lazily, as NumPy 2 does).
 broadcast : {"numpy", "none", "pdpd"}, default "numpy"
 broadcast_axis : int, default -1
 dtype : str or numpy.dtype, optional

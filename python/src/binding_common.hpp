@@ -56,6 +56,9 @@ std::optional<sqdiff::DType> sqdiff_dtype(const py::dtype& dtype, bool bf16_bits
 py::dtype storage_dtype(sqdiff::DType dtype);
 
 bool is_addressable(const py::array& array);
+// A copy in native byte order and aligned memory (same values, same type), for
+// an array that is not addressable; a broadcast view's stride-0 dims stay 0.
+py::array native_copy(const py::array& array);
 // True for a numpy.ndarray itself, not a subclass (so not a masked array): used as
 // it is, with no conversion and nothing to refuse.
 bool is_exact_ndarray(py::handle object);

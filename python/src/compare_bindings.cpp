@@ -91,15 +91,26 @@ sqdiff::Shape aligned(const py::array& array, const sqdiff::Shape& shape) {
   return out;
 }
 
+// `object` as an array the compare core can read: in native byte order and
+// aligned, copied when it is not (the core reads elements as the host's own
+// types), as the element-wise functions copy such inputs.
+py::array readable_array(const char* name, py::handle object) {
+  py::array array = as_array("compare", name, object);
+  if (!is_addressable(array)) array = native_copy(array);
+  return array;
+}
+
 TensorComparison compare_arrays(const std::string& what, py::handle a_object, py::handle b_object, bool broadcast,
                                 const CompareOptions& options) {
-  const py::array a = as_array("compare", "a", a_object);
-  const py::array b = as_array("compare", "b", b_object);
+  const py::array a = readable_array("a", a_object);
+  const py::array b = readable_array("b", b_object);
+  // ml_dtypes.bfloat16 arrays are bf16 (sqdiff_dtype knows them), as `sqdiff compare --dtype bf16` reads
+  // bfloat16 files; uint16 stays uint16 (there is no dtype= here to say it holds bfloat16 bits).
   const std::optional<sqdiff::DType> a_type = sqdiff_dtype(a.dtype(), false);
   const std::optional<sqdiff::DType> b_type = sqdiff_dtype(b.dtype(), false);
   if (!a_type || !b_type) {
     fail(what, "unsupported dtype " + numpy_name(!a_type ? a.dtype() : b.dtype()) +
-                   " (float16/32/64 and 8- to 64-bit integers are supported)");
+                   " (float16/32/64, ml_dtypes.bfloat16 and 8- to 64-bit integers are supported)");
   }
   if (*a_type != *b_type) {
     fail(what, "mixed dtypes: a is " + numpy_name(a.dtype()) + ", b is " + numpy_name(b.dtype()) +

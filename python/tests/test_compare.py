@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import sqdiff
+from optional_modules import require
 
 # The program that came with this module: the build tree's beside it (<build>/python/sqdiff/_sqdiff*.so ->
 # <build>/tools/sqdiff), or the one pip installed with the wheel (the environment's scripts directory).
@@ -92,6 +93,64 @@ def test_broadcast_equals_the_program(tmp_path):
     report = sqdiff.compare(a, b, broadcast=True)
     assert report.broadcasted and report.shape == [2, 3]
     assert report.to_dict() == program_report(tmp_path, a, b, "--broadcast", "numpy")
+
+
+def bfloat16_pair(ml_dtypes):
+    """Two ml_dtypes.bfloat16 arrays: mixed magnitudes, bf16 subnormals, signed zeros, NaN and
+    infinities, equal and differing pairs."""
+    rng = np.random.default_rng(31)
+    a = (rng.standard_normal((6, 50)) * np.exp2(rng.integers(-20, 20, (6, 50)))).astype(np.float32)
+    b = a + (rng.standard_normal((6, 50)) * np.exp2(rng.integers(-30, 5, (6, 50)))).astype(np.float32)
+    a[0, :6] = [np.nan, np.inf, -np.inf, -0.0, 1e-39, 3.0e38]
+    b[0, :6] = [1.0, np.inf, np.inf, 0.0, -1e-39, -3.0e38]
+    b[1, ::3] = a[1, ::3]
+    return a.astype(ml_dtypes.bfloat16), b.astype(ml_dtypes.bfloat16)
+
+
+@needs_program
+@pytest.mark.parametrize("kwargs,args", OPTIONS, ids=["none", "atol", "rtol", "all"])
+def test_ml_dtypes_bfloat16_equals_the_programs_bf16_report(tmp_path, kwargs, args):
+    """ml_dtypes.bfloat16 arrays are bf16 here, as `sqdiff compare --dtype bf16` reads them: the
+    same report, statistics and all, from files np.save wrote of the arrays themselves ('<V2') and
+    of their bits (uint16), also broadcast."""
+    ml_dtypes = require("ml_dtypes")
+    a, b = bfloat16_pair(ml_dtypes)
+    report = sqdiff.compare(a, b, **kwargs)
+    assert report.dtype == "bf16"
+    assert report.to_dict() == program_report(tmp_path, a, b, "--dtype", "bf16", *args)
+    assert report.to_dict() == program_report(tmp_path, a.view(np.uint16), b.view(np.uint16), "--dtype", "bf16",
+                                              *args)
+    report = sqdiff.compare(a, b[2], broadcast=True, **kwargs)
+    assert report.to_dict() == program_report(tmp_path, a.view(np.uint16), b[2].view(np.uint16), "--dtype", "bf16",
+                                              "--broadcast", "numpy", *args)
+
+
+def test_byte_swapped_and_unaligned_inputs_give_the_native_arrays_report():
+    """The compare core reads the host's own types: a byte-swapped or unaligned array is read
+    through a native copy, as the element-wise functions read it, never as raw bytes."""
+    rng = np.random.default_rng(32)
+    a = rng.standard_normal((3, 40)).astype(np.float32)
+    b = a + rng.standard_normal((3, 40)).astype(np.float32) * np.float32(1e-3)
+    want = sqdiff.compare(a, b, atol=1e-4).to_dict()
+    swapped = a.astype(a.dtype.newbyteorder(">"))
+    assert sqdiff.compare(swapped, b, atol=1e-4).to_dict() == want
+    assert sqdiff.compare(a, b.astype(">f4"), atol=1e-4).to_dict() == want
+    packed = np.zeros(a.shape, dtype=[("pad", "u1"), ("x", "<f4")])  # the field starts at byte 1
+    packed["x"] = b
+    assert not packed["x"].flags.aligned
+    assert sqdiff.compare(a, packed["x"], atol=1e-4).to_dict() == want
+    x = np.arange(-5, 5, dtype=np.int16)
+    assert sqdiff.compare(x.astype(">i2"), x[::-1]).to_dict() == sqdiff.compare(x, x[::-1]).to_dict()
+    big = np.broadcast_to(np.array(2.0, dtype=">f8"), (4, 5))  # a broadcast view stays one element
+    assert sqdiff.compare(big, np.full((4, 5), 2.5)).to_dict() == sqdiff.compare(np.full((4, 5), 2.0),
+                                                                                np.full((4, 5), 2.5)).to_dict()
+
+
+def test_byte_swapped_ml_dtypes_bfloat16_gives_the_native_arrays_report():
+    ml_dtypes = require("ml_dtypes")
+    a, b = bfloat16_pair(ml_dtypes)
+    swapped = a.astype(a.dtype.newbyteorder(">"))
+    assert sqdiff.compare(swapped, b, rtol=1e-2).to_dict() == sqdiff.compare(a, b, rtol=1e-2).to_dict()
 
 
 def test_attributes_restore_non_finite_floats():

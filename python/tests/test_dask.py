@@ -370,7 +370,7 @@ ERROR_CASES = [
     ("subtract", f32(3), f32(3), {"threads": "two"}),
     ("subtract", f32(3), f32(3), {"broadcast_axis": "x", "broadcast": "pdpd"}),
     ("subtract", np.zeros(3, dtype=np.uint8), 300, {}),
-    ("subtract", np.zeros(3, dtype=np.int32), 0.5, {}),
+    ("subtract", np.zeros(3, dtype=np.int32), 0.5, {"dtype": np.int32}),  # without dtype=: float64 (NEP 50)
     ("sum_squared_difference", f32(3, 4), f32(3, 5), {}),
     ("sum_squared_difference", f32(3, 4), f32(4), {"axis": 2}),
     ("sum_squared_difference", f32(3, 4), f32(4), {"axis": (0, -2)}),

@@ -84,15 +84,175 @@ def test_the_spec_errors():
     with pytest.raises(sqdiff.Error, match=r"^squared_difference: the Python int 300 does not fit uint8 \(range 0 to "
                                            r"255\), the dtype of the other operand$"):
         sqdiff.squared_difference(np.array([1], dtype=np.uint8), 300)
-    with pytest.raises(sqdiff.Error, match=r"^subtract: the Python float 0.5 cannot be combined with a int32 array"):
-        sqdiff.subtract(np.array([1], dtype=np.int32), 0.5)
-    with pytest.raises(sqdiff.Error, match=r"the Python float 1.0 cannot be combined with a uint64 array"):
-        sqdiff.mean_squared_difference(1.0, np.array([1], dtype=np.uint64))
+    # SPEC 6's "a float scalar with an integer array is an error" is superseded by NumPy 2's rule
+    # (docs/SPEC_DECISIONS.md): float64, as the tests below check in full.
+    got = sqdiff.subtract(np.array([1], dtype=np.int32), 0.5)
+    assert got.dtype == np.float64 and got.tolist() == [0.5]
+    got = sqdiff.mean_squared_difference(1.0, np.array([2 ** 64 - 1], dtype=np.uint64))
+    assert got.dtype == np.float64 and got == (1.0 - float(2 ** 64 - 1)) ** 2  # the uint64 rounded to 2.0**64
     # Nothing written when refused.
     out = np.array([7], dtype=np.uint8)
     with pytest.raises(sqdiff.Error):
         sqdiff.subtract(np.array([1], dtype=np.uint8), -1, out=out)
     assert out.tolist() == [7]
+
+
+# --- a Python float beside integer arrays: float64, as in NumPy 2 (NEP 50) ---------------------
+
+INTEGER_NAMES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+# Exact and inexact in float64, beyond every integer type, a signed zero and the specials.
+FLOATS_BESIDE_INTEGERS = [0.5, -0.1, 3.0, 1e300, -0.0, 2.0 ** 64, math.inf, -math.inf, math.nan]
+
+
+def integer_extremes(name):
+    """The type's extremes and its values next to float64's 2**53 (int64 and uint64 values that
+    float64 must round: the array is converted as NumPy's astype converts it)."""
+    info = np.iinfo(name)
+    values = [int(info.min), int(info.min) + 1, 0, 1, 7, int(info.max) - 1, int(info.max)]
+    values += [v for v in (2 ** 53 + 1, -(2 ** 53) - 1, 2 ** 63 + 1025) if info.min <= v <= info.max]
+    return np.array(values, dtype=name)
+
+
+def same_float64_bits(got, want):
+    """Float64 results equal bit for bit (NaN payloads are not promised)."""
+    assert got.dtype == np.float64 and want.dtype == np.float64 and got.shape == want.shape, (got, want)
+    nan = np.isnan(got) & np.isnan(want)
+    assert np.array_equal(np.where(nan, 0, got.view(np.uint64)), np.where(nan, 0, want.view(np.uint64))), (got, want)
+
+
+@pytest.mark.parametrize("name", INTEGER_NAMES)
+def test_a_python_float_beside_an_integer_array_computes_in_float64(name):
+    """NumPy 2's result_type(integer array, float) is float64: the array converted to float64 as
+    NumPy converts it, the scalar a float64, both orders (also `0.5 - x`)."""
+    x = integer_extremes(name)
+    wide = x.astype(np.float64)
+    for scalar in FLOATS_BESIDE_INTEGERS:
+        s = np.float64(scalar)
+        with np.errstate(all="ignore"):
+            want = {"subtract": (wide - s, s - wide), "squared_difference": ((wide - s) * (wide - s),
+                                                                           (s - wide) * (s - wide))}
+            numpy_2 = {"subtract": (x - scalar, scalar - x), "squared_difference": ((x - scalar) ** 2,
+                                                                                  (scalar - x) ** 2)}
+        for op, (forward, backward) in want.items():
+            same_float64_bits(getattr(sqdiff, op)(x, scalar), forward)
+            same_float64_bits(getattr(sqdiff, op)(scalar, x), backward)
+            if np.lib.NumpyVersion(np.__version__) >= "2.0.0":  # NumPy 2 itself, NEP 50
+                assert np.result_type(x, scalar) == np.float64
+                same_float64_bits(getattr(sqdiff, op)(x, scalar), numpy_2[op][0])
+                same_float64_bits(getattr(sqdiff, op)(scalar, x), numpy_2[op][1])
+        # The shortcut of the compiled part (0-d and large arrays take the same rule).
+        same_float64_bits(sqdiff.squared_difference(x[1], scalar), want["squared_difference"][0][1])
+
+
+def test_a_python_float_beside_a_large_integer_array_is_converted_in_blocks():
+    """More than one block of _promotion.CHUNK: the block-wise conversion of two dtypes."""
+    x = np.arange(-150_000, 150_000, 3, dtype=np.int32).reshape(100, 1000)
+    out = np.empty((100, 1000))
+    got = sqdiff.squared_difference(0.1, x, out=out)
+    assert got is out
+    same_float64_bits(got, (0.1 - x.astype(np.float64)) ** 2)
+    same_float64_bits(sqdiff.subtract(x, 0.1), x.astype(np.float64) - 0.1)
+
+
+@pytest.mark.parametrize("mean", [False, True], ids=["sum", "mean"])
+@pytest.mark.parametrize("name", INTEGER_NAMES)
+def test_reductions_of_an_integer_array_and_a_python_float_are_float64(name, mean):
+    """The inputs float64, the default output float64, each result the exact value rounded once."""
+    function = sqdiff.mean_squared_difference if mean else sqdiff.sum_squared_difference
+    x = integer_extremes(name)[:6].reshape(2, 3)
+    wide = x.astype(np.float64)
+    for scalar in (0.1, -2.5, 1e300):
+        for axis in (None, 0, 1):
+            got = function(x, scalar, axis)
+            want = exact.reduce(wide, np.float64(scalar), "float64", axis=axis, mean=mean)
+            assert got.dtype == np.float64 and np.array_equal(bits(got), bits(want)), (scalar, axis)
+            got = function(scalar, x, axis)
+            want = exact.reduce(np.float64(scalar), wide, "float64", axis=axis, mean=mean)
+            assert got.dtype == np.float64 and np.array_equal(bits(got), bits(want)), (scalar, axis)
+        got = function(x, scalar, dtype=np.float32)  # float64 inputs may give float32
+        want = exact.reduce(wide, np.float64(scalar), "float64", mean=mean, out_name="float32")
+        assert got.dtype == np.float32 and bits(got) == bits(want)
+
+
+def test_gradients_of_integer_arrays_and_a_python_float_are_float64():
+    x = np.array([[-3, 0, 7], [120, -128, 1]], dtype=np.int8)
+    wide = x.astype(np.float64)
+    got = sqdiff.squared_difference_backward(x, 0.1, 1.0)
+    want = exact.squared_difference_backward(wide, np.float64(0.1), np.ones(x.shape), "float64")
+    for g, w in zip(got, want):
+        same_float64_bits(g, w)
+    got = sqdiff.mean_squared_difference_backward(0.3, x)
+    want = exact.squared_difference_backward(np.float64(0.3), wide, None, "float64", mean=True)
+    for g, w in zip(got, want):
+        same_float64_bits(g, w)
+    # Two integer dtypes and a float: numpy.result_type(int8, uint8, 0.5) is float64 as well.
+    y = np.array([255, 0, 3], dtype=np.uint8)
+    got = sqdiff.squared_difference_backward(x, y, 0.5)
+    want = exact.squared_difference_backward(wide, y.astype(np.float64), np.full(x.shape, 0.5), "float64")
+    for g, w in zip(got, want):
+        same_float64_bits(g, w)
+
+
+def test_out_and_dtype_beside_a_python_float_and_an_integer_array():
+    for size in (5, 300_000):  # one call, and the block-wise path (out= of another dtype: one call too)
+        x = np.arange(size, dtype=np.int32)
+        out = np.full(size, 7, dtype=np.int32)
+        with pytest.raises(sqdiff.Error, match=r"^squared_difference: output type i32 differs from input type f64 "
+                                               r"\(the inputs' int32 and a Python float promoted to float64, as "
+                                               r"NumPy 2 promotes a Python scalar \(NEP 50\)\)$"):
+            sqdiff.squared_difference(x, 0.5, out=out)
+        with pytest.raises(sqdiff.Error, match=r"^subtract: output type i32 differs from input type f64 \(the "
+                                               r"inputs' a Python float and int32 promoted to float64"):
+            sqdiff.subtract(0.5, x, out=out)
+        assert (out == 7).all()
+    out = np.full((), 7, dtype=np.int64)
+    with pytest.raises(sqdiff.Error, match=r"^sum_squared_difference: output type i64 is not one for f64 inputs "
+                                           r"\(f64 or f32\) \(the inputs' int32 and a Python float promoted to "
+                                           r"float64, as NumPy 2 promotes a Python scalar \(NEP 50\)\)$"):
+        sqdiff.sum_squared_difference(x, 0.5, out=out)
+    assert out == 7
+    # dtype= keeps an element-wise call in the type it names: a float cannot be int32.
+    with pytest.raises(sqdiff.Error, match=r"^subtract: the Python float 0.5 cannot be computed in int32, the "
+                                           r"dtype= asked for: NumPy 2 computes a float beside integers in "
+                                           r"float64; drop dtype= to compute in float64, or pass an int$"):
+        sqdiff.subtract(x, 0.5, dtype=np.int32)
+    with pytest.raises(sqdiff.Error, match=r"^subtract: a has dtype int32, but dtype=float64 was asked for"):
+        sqdiff.subtract(x, 0.5, dtype=np.float64)  # dtype= checks, never converts
+    with pytest.raises(sqdiff.Error, match=r"the Python float 0.5 cannot be computed in int32"):
+        sqdiff.squared_difference(1, 0.5, dtype=np.int32)
+
+
+def test_a_python_float_beside_bool_or_quantized_integers_stays_an_error():
+    """bool arrays stay unsupported (NumPy would give float64); the quantized functions take
+    int8/uint8/int16 tensors of one type, never a float."""
+    flags = np.array([True, False])
+    with pytest.raises(sqdiff.Error, match=r"^subtract: unsupported dtype of a: bool"):
+        sqdiff.subtract(flags, 0.5)
+    with pytest.raises(sqdiff.Error, match=r"unsupported dtype of b: bool"):
+        sqdiff.sum_squared_difference(0.5, flags)
+    q = np.array([1, 2], dtype=np.int8)
+    quant = dict(a_quant=(0.5, 0), b_quant=(0.5, 0), out_quant=(0.5, 0))
+    with pytest.raises(sqdiff.Error, match=r"^quantized_squared_difference: b has type f64; quantized tensors are "
+                                           r"i8, u8 or i16$"):
+        sqdiff.quantized_squared_difference(q, 0.5, **quant)
+    with pytest.raises(sqdiff.Error, match=r"^quantized_subtract: a has type f64; quantized tensors are i8, u8 or "
+                                           r"i16$"):
+        sqdiff.quantized_subtract(0.5, q, **quant)
+
+
+def test_a_python_float_beside_an_integer_dask_array_is_float64_lazily():
+    """sqdiff.dask's dtype is the eager call's when the graph is built, and its values the
+    eager ones."""
+    da = require("dask.array")
+    import sqdiff.dask
+
+    x = integer_extremes("int64")[:6].reshape(2, 3)
+    lazy = da.from_array(x, chunks=(1, 2))
+    for name in ("subtract", "squared_difference", "sum_squared_difference", "mean_squared_difference"):
+        for a, b, eager_a, eager_b in ((lazy, 0.1, x, 0.1), (-2.5, lazy, -2.5, x)):
+            got = getattr(sqdiff.dask, name)(a, b)
+            assert got.dtype == np.float64, name
+            same_float64_bits(got.compute(), getattr(sqdiff, name)(eager_a, eager_b))
 
 
 def test_two_python_scalars_take_numpy_2_defaults():
@@ -205,10 +365,12 @@ def test_the_shortcut_for_an_array_and_a_scalar_is_the_general_path(name):
                     return str(error)
 
             fast, slow = resolved(x), resolved(general)
+            # A Python float beside integers is float64 (NEP 50), the integer array left to promotion.
+            want = np.dtype(np.float64) if isinstance(scalar, float) and x.dtype.kind in "iu" else x.dtype
             if isinstance(slow, str):
                 assert fast == slow, (scalar, order)
             else:
-                assert fast.dtype == slow.dtype == x.dtype and fast.tobytes() == slow.tobytes(), (scalar, order)
+                assert fast.dtype == slow.dtype == want and fast.tobytes() == slow.tobytes(), (scalar, order)
 
 
 @pytest.mark.parametrize("name", ["float32", "float64"])

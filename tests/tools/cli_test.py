@@ -138,6 +138,28 @@ def assert_bit_exact(testcase, got, expected, dtype):
             (~same).sum(), where.tolist(), [got[tuple(w)] for w in where], [expected[tuple(w)] for w in where]))
 
 
+def two_byte_void_npy(bits, mark="<"):
+    """The .npy bytes np.save writes for an ml_dtypes.bfloat16 array holding these bf16 bits (descr
+    '<V2'; other writers mark a void '|V2'), made without ml_dtypes: NumPy's uint16 file with the
+    descr rewritten, which keeps the header's length and padding (RunTest checks the bytes against
+    a real np.save where ml_dtypes is installed)."""
+    buffer = io.BytesIO()
+    np.save(buffer, np.asarray(bits, dtype=np.uint16))
+    raw = buffer.getvalue()
+    assert raw.count(b"'<u2'") == 1
+    return raw.replace(b"'<u2'", b"'" + mark.encode() + b"V2'")
+
+
+def ml_dtypes_or_skip(testcase):
+    """ml_dtypes, or a skip of the test saying why (the hand-written '<V2' files need none)."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        testcase.skipTest("ml_dtypes is not installed for %s (requirements/test.txt installs it in scripts/test.sh's "
+                          "venv; Debian has no package)" % sys.executable)
+    return ml_dtypes
+
+
 def random_array(rng, dtype, shape, special=True):
     """Random values of a dtype; floats include infinities, NaN, -0 and subnormals."""
     if dtype in INTS:
@@ -175,6 +197,12 @@ class CliTestCase(unittest.TestCase):
 
     def save(self, name, array):
         np.save(self.path(name), array)
+        return self.path(name)
+
+    def save_two_byte_void(self, name, bits, mark="<"):
+        """bf16 bits saved as np.save saves an ml_dtypes.bfloat16 array (see two_byte_void_npy)."""
+        with open(self.path(name), "wb") as f:
+            f.write(two_byte_void_npy(bits, mark))
         return self.path(name)
 
     def listing(self, directory=None):
@@ -334,6 +362,41 @@ class RunTest(CliTestCase):
                             self.path("o.npy"), "--dtype", "bfloat16"]))
         self.assert_ok(run(["run", "--op", "subtract", self.path("a.npy"), self.path("b.npy"), "-o",
                             self.path("o.npy"), "--dtype", "u16"]))
+
+    def test_bf16_from_two_byte_void_files(self):
+        """--dtype bf16 reads 2-byte void files ('<V2' as np.save writes ml_dtypes.bfloat16, '|V2') as
+        bf16 bits: the same output as the '<u2' bits files, bit for bit the oracle's, also beside a
+        '<u2' file; the output is written as '<u2' bits, as always for bf16."""
+        rng = np.random.default_rng(31)
+        a = random_array(rng, "bf16", (9, 17))
+        b = random_array(rng, "bf16", (17,))
+        for mark in ("<", "|"):
+            a_path = self.save_two_byte_void("a_void.npy", a, mark)
+            b_path = self.save_two_byte_void("b_void.npy", b, mark)
+            bits_b = self.save("b_bits.npy", b)
+            for op in ("squared_difference", "subtract"):
+                for name, second in (("bf16", b_path), ("bfloat16", b_path), ("bf16", bits_b)):
+                    with self.subTest(mark=mark, op=op, dtype=name, b=second):
+                        out = self.path("out.npy")
+                        self.assert_ok(run(["run", "--op", op, a_path, second, "-o", out, "--dtype", name]))
+                        got = np.load(out)
+                        self.assertEqual(got.dtype, np.dtype("<u2"))
+                        assert_bit_exact(self, got, oracle(op, a, b, "bf16"), "bf16")
+
+    def test_bf16_from_np_save_of_ml_dtypes(self):
+        """A file written by np.save of a real ml_dtypes.bfloat16 array: the hand-written '<V2' files
+        are its bytes, and --dtype bf16 reads it."""
+        ml_dtypes = ml_dtypes_or_skip(self)
+        rng = np.random.default_rng(32)
+        a = random_array(rng, "bf16", (5, 8))
+        b = random_array(rng, "bf16", (8,))
+        a_path = self.save("a_ml.npy", a.view(ml_dtypes.bfloat16))
+        b_path = self.save("b_ml.npy", b.view(ml_dtypes.bfloat16))
+        with open(a_path, "rb") as f:
+            self.assertEqual(f.read(), two_byte_void_npy(a))
+        out = self.path("out.npy")
+        self.assert_ok(run(["run", "--op", "squared_difference", a_path, b_path, "-o", out, "--dtype", "bf16"]))
+        assert_bit_exact(self, np.load(out), oracle("squared_difference", a, b, "bf16"), "bf16")
 
     def test_progress_bar_only_on_a_terminal(self):
         # Output of 4100 x 4100 f32 = 64.1 MiB: just above the threshold.
@@ -546,22 +609,33 @@ class RunErrorTest(CliTestCase):
 
     def test_bfloat16_npy_names_dtype_bf16(self):
         # ml_dtypes.bfloat16 arrays save as '<V2' (np.save of ml_dtypes 0.6), two raw bytes a
-        # reader cannot tell from other void data: the error says how to pass bfloat16 bits.
+        # reader cannot tell from other void data: without --dtype bf16 the error says to pass it.
         bits = np.array([0x3F80, 0x4000, 0xC040], dtype=np.uint16)  # 1.0, 2.0, -3.0
-        path = self.save("bf16_ml_dtypes.npy", bits)
-        with open(path, "rb") as f:
-            raw = f.read()
-        self.assertIn(b"'<u2'", raw)
-        path = self.write_raw("bf16_ml_dtypes.npy", raw.replace(b"'<u2'", b"'<V2'"))
-        self.expect_failure(self.run_args(path, path), path, "unsupported dtype descr '<V2' (void/raw bytes)",
-                            "save their bits instead, np.save(path, a.view(np.uint16)), and pass --dtype bf16")
-        # The advice works: the same bits as '<u2' with --dtype bf16.
-        fixed = self.save("bf16_bits.npy", bits)
-        self.assert_ok(run(self.run_args(fixed, fixed, "--dtype", "bf16", out=self.path("ok.npy"))))
-        # Other void data gets no bfloat16 hint.
-        other = self.write_raw("v4.npy", raw.replace(b"'<u2'", b"'|V4'")[:-6] + b"\x00" * 12)
-        result = self.expect_failure(self.run_args(other, other), other, "void/raw bytes")
-        self.assertNotIn("--dtype bf16", result.stderr)
+        raw = two_byte_void_npy(bits)
+        for mark in ("<", "|"):
+            path = self.save_two_byte_void("bf16_ml_dtypes.npy", bits, mark)
+            for extra in ((), ("--dtype", "f32"), ("--dtype", "u16")):
+                with self.subTest(mark=mark, extra=extra):
+                    self.expect_failure(self.run_args(path, path, *extra), path,
+                                        "unsupported dtype descr '%sV2' (void/raw bytes)" % mark,
+                                        "(np.save of an ml_dtypes.bfloat16 array writes '%sV2'), pass --dtype bf16 "
+                                        "to sqdiff run or sqdiff compare" % mark)
+            # The advice works.
+            self.assert_ok(run(self.run_args(path, path, "--dtype", "bf16", out=self.path("ok.npy"))))
+            self.assertEqual(np.load(self.path("ok.npy")).tolist(), [0, 0, 0])
+        # Other void data, and big-endian voids, stay errors, also with --dtype bf16, and get no bfloat16 hint.
+        for name, data, fragment in [("v4.npy", raw.replace(b"'<V2'", b"'|V4'")[:-6] + b"\x00" * 12, "void/raw bytes"),
+                                     ("v1.npy", raw.replace(b"'<V2'", b"'|V1'")[:-3], "void/raw bytes"),
+                                     ("v2be.npy", raw.replace(b"'<V2'", b"'>V2'"), "big-endian")]:
+            other = self.write_raw(name, data)
+            for extra in ((), ("--dtype", "bf16")):
+                with self.subTest(file=name, extra=extra):
+                    result = self.expect_failure(self.run_args(other, other, *extra), other, fragment)
+                    self.assertNotIn("pass --dtype bf16", result.stderr)
+        # A '<V2' file whose data is cut short names its descr and size.
+        short = self.write_raw("short.npy", raw[:-1])
+        self.expect_failure(self.run_args(short, short, "--dtype", "bf16"), short,
+                            "truncated .npy file: shape [3] of <V2 needs 6 data bytes, the file holds 5")
 
     def test_mismatched_shapes(self):
         c = self.save("c.npy", np.ones((3, 2), dtype=np.float32))

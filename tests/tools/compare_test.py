@@ -23,6 +23,7 @@ import subprocess
 import sys
 import time
 import unittest
+import zipfile
 import zlib
 from fractions import Fraction
 
@@ -30,8 +31,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cli_test import (ALL_DTYPES, FLOATS, INTS, NUMPY_DTYPE, SQDIFF, CliTestCase, assert_bit_exact,  # noqa: E402
-                      bf16_to_f32, docs_console_examples, help_examples, random_array, run,
-                      run_with_terminal_stderr)
+                      bf16_to_f32, docs_console_examples, help_examples, ml_dtypes_or_skip, random_array, run,
+                      run_with_terminal_stderr, two_byte_void_npy)
 
 DOCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "cli.md")
 F64_MAX = Fraction(np.finfo(np.float64).max.item())
@@ -301,6 +302,37 @@ class CompareTest(CompareTestCase):
                 got = self.check(a, b, dtype)
                 if dtype != "bf16":
                     self.assertFalse(math.isnan(field(got, "mse")))
+
+    def test_bf16_from_two_byte_void_files(self):
+        """--dtype bf16 reads '<V2' and '|V2' files (np.save of ml_dtypes.bfloat16) as bf16 bits: the
+        exact oracle's report, and the '<u2' bits files' report but for the paths; also beside a '<u2'
+        file and broadcast."""
+        rng = np.random.default_rng(24)
+        a = random_array(rng, "bf16", (6, 11))
+        b = random_array(rng, "bf16", (6, 11), special=False)
+        bits = self.compare_json(self.save("a_bits.npy", a), self.save("b_bits.npy", b), "--dtype", "bf16")
+        for mark in ("<", "|"):
+            a_void = self.save_two_byte_void("a_void.npy", a, mark)
+            b_void = self.save_two_byte_void("b_void.npy", b, mark)
+            for name, b_path in (("bf16", b_void), ("bfloat16", b_void), ("bf16", self.path("b_bits.npy"))):
+                with self.subTest(mark=mark, dtype=name, b=b_path):
+                    got = self.compare_json(a_void, b_path, "--dtype", name)
+                    self.assertEqual((got.pop("a"), got.pop("b")), (a_void, b_path))
+                    self.assertEqual(got, {k: v for k, v in bits.items() if k not in ("a", "b")})
+                    self.assertEqual(got["dtype"], "bf16")
+                    self.assert_report(got, expected_report(a, b, "bf16"), "bf16 %sV2" % mark)
+            got = self.compare_json(a_void, self.save_two_byte_void("row.npy", b[2], mark), "--dtype", "bf16",
+                                    "--broadcast", "numpy")
+            self.assert_report(got, expected_report(a, b[2], "bf16"), "bf16 %sV2 broadcast" % mark)
+
+    def test_bf16_from_np_save_of_ml_dtypes(self):
+        ml_dtypes = ml_dtypes_or_skip(self)
+        rng = np.random.default_rng(25)
+        a = random_array(rng, "bf16", (4, 9))
+        b = random_array(rng, "bf16", (4, 9), special=False)
+        got = self.compare_json(self.save("a.npy", a.view(ml_dtypes.bfloat16)),
+                                self.save("b.npy", b.view(ml_dtypes.bfloat16)), "--dtype", "bf16")
+        self.assert_report(got, expected_report(a, b, "bf16"), "np.save of ml_dtypes.bfloat16")
 
     def test_integer_extremes(self):
         for dtype in INTS:
@@ -850,6 +882,43 @@ class CompareGateTest(CompareTestCase):
         self.assertEqual(result.stdout.splitlines()[-1], "result: pass (1 compared, 0 failed, 0 missing, 0 extra)")
         self.assertIn("x\tf64\t[3]\t0\t0\t0/0\t0/0\t0\tpass", result.stdout.splitlines())
 
+    def test_sets_of_bf16_two_byte_void_members(self):
+        """.npz archives (stored and deflated members) and folders of '<V2' files: --dtype bf16 reads
+        every member as bf16 bits, each tensor's entry the pair report of its bits files."""
+        rng = np.random.default_rng(65)
+        ref = {"x": random_array(rng, "bf16", (3, 5)), "y": random_array(rng, "bf16", (7,), special=False)}
+        out = {"x": random_array(rng, "bf16", (3, 5), special=False), "y": ref["y"].copy()}
+        for kind in ("folder", "npz", "npz_compressed"):
+            paths = []
+            for side, arrays in (("a", ref), ("b", out)):
+                path = self.path("%s_%s" % (side, kind) + ("" if kind == "folder" else ".npz"))
+                if kind == "folder":
+                    os.mkdir(path)
+                    for key, value in arrays.items():
+                        with open(os.path.join(path, key + ".npy"), "wb") as f:
+                            f.write(two_byte_void_npy(value))
+                else:
+                    method = zipfile.ZIP_STORED if kind == "npz" else zipfile.ZIP_DEFLATED
+                    with zipfile.ZipFile(path, "w", compression=method) as archive:
+                        for key, value in arrays.items():
+                            archive.writestr(key + ".npy", two_byte_void_npy(value))
+                paths.append(path)
+            with self.subTest(kind=kind):
+                result = run(["compare", *paths, "--json", "--dtype", "bf16", "--atol", "1"])
+                self.assertIn(result.returncode, (0, 3), result.stderr)
+                report = json.loads(result.stdout)
+                self.assertEqual([t["name"] for t in report["tensors"]], ["x", "y"])
+                for entry in report["tensors"]:
+                    single = self.gate(ref[entry["name"]], out[entry["name"]], "--dtype", "bf16", "--atol", "1")[0]
+                    del single["a"], single["b"]
+                    entry = dict(entry)
+                    del entry["name"]
+                    self.assertEqual(entry, single)
+                result = run(["compare", *paths])
+                self.assertEqual(result.returncode, 1)
+                self.assertIn("unsupported dtype descr '<V2'", result.stderr)
+                self.assertIn("pass --dtype bf16", result.stderr)
+
     def test_set_errors(self):
         a = self.make_set("npz", "a.npz", {"x": np.ones(3)})
         one = self.save("one.npy", np.ones(3))
@@ -965,6 +1034,13 @@ class CompareErrorTest(CompareTestCase):
         i = self.save("i.npy", np.ones(3, dtype=np.uint8))
         self.expect(["compare", i, self.b], 1, "compare: mixed dtypes", "u8", "f32")
         self.expect(["compare", self.a, self.b, "--dtype", "bf16"], 1, "cannot be read as bf16")
+        # '<V2' (np.save of ml_dtypes.bfloat16) needs --dtype bf16, and the error says so.
+        void = self.save_two_byte_void("void.npy", np.array([0x3F80, 0x4000, 0xC040], dtype=np.uint16))
+        for extra in ((), ("--dtype", "f32")):
+            self.expect(["compare", void, void, *extra], 1, void, "unsupported dtype descr '<V2' (void/raw bytes)",
+                        "pass --dtype bf16 to sqdiff run or sqdiff compare")
+        f32 = self.save("f32.npy", np.ones(3, dtype=np.float32))
+        self.expect(["compare", void, f32, "--dtype", "bf16"], 1, f32, "holds f32 data, which cannot be read as bf16")
 
     def test_bad_shapes(self):
         c = self.save("c.npy", np.ones((3, 2), dtype=np.float32))
@@ -1199,6 +1275,22 @@ class ReduceTest(CliTestCase):
                             "--dtype", "bf16", "--out-dtype", "f64", "--axes", "1"]))
         values, _ = exact_reduction(a, b, "bf16", (1,), False, False)
         self.assertEqual(np.load(out).tolist(), [round_to_f64(Fraction(v)) for v in values])
+
+    def test_bf16_from_two_byte_void_files(self):
+        """run --reduce --dtype bf16 reads '<V2' files (np.save of ml_dtypes.bfloat16) as bf16 bits."""
+        rng = np.random.default_rng(35)
+        a = random_array(rng, "bf16", (4, 6), special=False)
+        b = random_array(rng, "bf16", (6,), special=False)
+        a_path, b_path = self.save_two_byte_void("a.npy", a), self.save_two_byte_void("b.npy", b, "|")
+        for kind, out_dtype in (("sum", "f64"), ("mean", "f32")):
+            with self.subTest(kind=kind):
+                out = self.path("out.npy")
+                self.assert_ok(run(["run", "--reduce", kind, a_path, b_path, "-o", out, "--dtype", "bf16",
+                                    "--axes", "1", "--out-dtype", out_dtype]))
+                values, shape = exact_reduction(a, b, "bf16", (1,), False, kind == "mean")
+                np_dtype = NUMPY_DTYPE[out_dtype]
+                expected = np.array([rounded(v, np_dtype) for v in values], dtype=np_dtype).reshape(shape)
+                assert_bit_exact(self, np.load(out), expected, out_dtype)
 
     def test_empty(self):
         a = np.zeros((0, 3), dtype=np.float32)

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -70,9 +71,21 @@ std::string npy_bytes(const std::string& dict, const std::string& data, int majo
   return out + header + data;
 }
 
-std::string error_opening(const std::string& path) {
+const std::byte* as_bytes(const std::string& text) { return reinterpret_cast<const std::byte*>(text.data()); }
+
+// The error of reading `bytes` as a .npz member's .npy bytes (2-byte voids refused).
+std::string error_reading(const std::shared_ptr<std::string>& bytes) {
   try {
-    NpyArray::open(path);
+    NpyArray::from_bytes("member", as_bytes(*bytes), bytes->size(), bytes);
+  } catch (const sqdiff::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string error_opening(const std::string& path, TwoByteVoid two_byte_void = TwoByteVoid::refuse) {
+  try {
+    NpyArray::open(path, two_byte_void);
   } catch (const sqdiff::Error& e) {
     return e.what();
   }
@@ -133,6 +146,57 @@ TEST_F(NpyTest, RoundTripEveryDtype) {
       EXPECT_EQ(array.view().dtype, DType::bf16);
     }
   }
+}
+
+// np.save writes an ml_dtypes.bfloat16 array as '<V2' (other writers mark a void '|V2'): its
+// elements are bf16 bits when the caller says so (--dtype bf16), and an error that says to pass
+// --dtype bf16 otherwise. Other voids, and big-endian ones, stay errors either way.
+TEST_F(NpyTest, TwoByteVoidIsBf16WhenAskedFor) {
+  const std::string data("\x80\x3f\x00\x40\x40\xc0", 6);  // bf16 bits of 1.0, 2.0, -3.0, little-endian
+  for (const std::string descr : {"<V2", "|V2", "=V2", "V2"}) {
+    const auto bytes = std::make_shared<std::string>(
+        npy_bytes("{'descr': '" + descr + "', 'fortran_order': False, 'shape': (3,), }", data));
+    write_all(path("v.npy"), *bytes);
+    const NpyArray array = NpyArray::open(path("v.npy"), TwoByteVoid::bf16);
+    EXPECT_EQ(array.dtype(), DType::bf16) << descr;
+    EXPECT_EQ(array.shape(), Shape{3}) << descr;
+    EXPECT_EQ(static_cast<const uint16_t*>(array.data())[0], 0x3F80) << descr;
+    EXPECT_EQ(static_cast<const uint16_t*>(array.data())[2], 0xC040) << descr;
+    // A .npz member's bytes, the same.
+    const NpyArray member = NpyArray::from_bytes("member", as_bytes(*bytes), bytes->size(), bytes, TwoByteVoid::bf16);
+    EXPECT_EQ(member.dtype(), DType::bf16) << descr;
+    EXPECT_EQ(static_cast<const uint16_t*>(member.data())[1], 0x4000) << descr;
+    // Not asked for: refused, saying what reads it.
+    for (const std::string& message : {error_opening(path("v.npy")), error_reading(bytes)}) {
+      EXPECT_NE(message.find("unsupported dtype descr '" + descr + "' (void/raw bytes)"), std::string::npos)
+          << message;
+      EXPECT_NE(message.find("(np.save of an ml_dtypes.bfloat16 array writes '" + descr +
+                             "'), pass --dtype bf16 to sqdiff run or sqdiff compare"),
+                std::string::npos)
+          << message;
+    }
+  }
+  struct Case {
+    std::string descr;
+    std::size_t bytes;
+    std::string expected;
+  };
+  for (const Case& c : {Case{"|V4", 12, "void/raw bytes"}, Case{"|V1", 3, "void/raw bytes"},
+                        Case{"<V3", 9, "void/raw bytes"}, Case{">V2", 6, "big-endian"}}) {
+    const std::string dict = "{'descr': '" + c.descr + "', 'fortran_order': False, 'shape': (3,), }";
+    write_all(path("other.npy"), npy_bytes(dict, std::string(c.bytes, 'x')));
+    for (const TwoByteVoid two_byte_void : {TwoByteVoid::refuse, TwoByteVoid::bf16}) {
+      const std::string message = error_opening(path("other.npy"), two_byte_void);
+      EXPECT_NE(message.find(c.expected), std::string::npos) << c.descr << ": " << message;
+      EXPECT_EQ(message.find("--dtype bf16"), std::string::npos) << c.descr << ": " << message;
+    }
+  }
+  // Read as bf16, the file is checked as any other: its size against the shape.
+  write_all(path("short.npy"),
+            npy_bytes("{'descr': '<V2', 'fortran_order': False, 'shape': (3,), }", data.substr(0, 5)));
+  EXPECT_NE(error_opening(path("short.npy"), TwoByteVoid::bf16)
+                .find("truncated .npy file: shape [3] of <V2 needs 6 data bytes, the file holds 5"),
+            std::string::npos);
 }
 
 TEST_F(NpyTest, ShapesOfEveryRank) {
