@@ -1,6 +1,6 @@
 """Quantized .tflite models of SQUARED_DIFFERENCE and SUB (and ADD, which sqdiff cannot run),
-written with the schema classes that ai-edge-litert ships (schema_py_generated), without
-TensorFlow. LiteRT, TFLite-Micro and `sqdiff tflite` read the same bytes.
+QUANTIZE and DEQUANTIZE, written with the schema classes that ai-edge-litert ships
+(schema_py_generated), without TensorFlow. LiteRT, TFLite-Micro and `sqdiff tflite` read the same bytes.
 
 A model is a list of operators over named tensors; each tensor has a shape, a type and, for
 int8/uint8/int16, a per-tensor (scale, zero point).
@@ -13,8 +13,8 @@ import numpy as np
 from ai_edge_litert import schema_py_generated as schema
 
 TYPES = {"i8": schema.TensorType.INT8, "u8": schema.TensorType.UINT8, "i16": schema.TensorType.INT16,
-         "f32": schema.TensorType.FLOAT32, "i32": schema.TensorType.INT32}
-NUMPY = {"i8": np.int8, "u8": np.uint8, "i16": np.int16, "f32": np.float32, "i32": np.int32}
+         "f32": schema.TensorType.FLOAT32, "i32": schema.TensorType.INT32, "f16": schema.TensorType.FLOAT16}
+NUMPY = {"i8": np.int8, "u8": np.uint8, "i16": np.int16, "f32": np.float32, "i32": np.int32, "f16": np.float16}
 ACTIVATIONS = {"none": schema.ActivationFunctionType.NONE, "relu": schema.ActivationFunctionType.RELU,
                "relu6": schema.ActivationFunctionType.RELU6,
                "relu_n1_to_1": schema.ActivationFunctionType.RELU_N1_TO_1}
@@ -23,6 +23,9 @@ OPS = {  # op: (builtin code, options type, options class)
                            schema.BuiltinOptions.SquaredDifferenceOptions, schema.SquaredDifferenceOptionsT),
     "subtract": (schema.BuiltinOperator.SUB, schema.BuiltinOptions.SubOptions, schema.SubOptionsT),
     "add": (schema.BuiltinOperator.ADD, schema.BuiltinOptions.AddOptions, schema.AddOptionsT),
+    "quantize": (schema.BuiltinOperator.QUANTIZE, schema.BuiltinOptions.QuantizeOptions, schema.QuantizeOptionsT),
+    "dequantize": (schema.BuiltinOperator.DEQUANTIZE, schema.BuiltinOptions.DequantizeOptions,
+                   schema.DequantizeOptionsT),
 }
 
 
@@ -32,12 +35,13 @@ class Tensor:
     shape: tuple
     dtype: str  # a key of TYPES
     quant: tuple = None  # (scale, zero point), float32 scale
+    data: object = dataclasses.field(default=None, compare=False)  # a NumPy array: a constant
 
 
 @dataclasses.dataclass(frozen=True)
 class Operator:
     op: str  # a key of OPS
-    inputs: tuple  # tensor names
+    inputs: tuple  # tensor names (QUANTIZE and DEQUANTIZE: one)
     output: str
     activation: str = "none"  # SUB and ADD
     pot_scale_int16: bool = True  # SUB on int16: TFLite's option, default true
@@ -47,6 +51,10 @@ def _version(operator, tensors):
     """The operator version LiteRT's converter would write (op_version.cc), so that the builtin
     resolvers, which register a range of versions per op, accept the model."""
     dtype = tensors[operator.inputs[0]].dtype
+    if operator.op == "quantize":
+        return 2 if tensors[operator.output].dtype == "i16" else 1
+    if operator.op == "dequantize":
+        return {"i8": 2, "i16": 3, "f16": 3}.get(dtype, 1)
     rank = max(len(tensors[name].shape) for name in (*operator.inputs, operator.output))
     broadcasts = tensors[operator.inputs[0]].shape != tensors[operator.inputs[1]].shape
     if operator.op == "squared_difference":
@@ -66,11 +74,17 @@ def model(tensors, operators, inputs, outputs, description="sqdiff peers: quanti
     index = {t.name: i for i, t in enumerate(tensors)}
     codes = []
     tensor_objects = []
+    buffers = [schema.BufferT()]
     for t in tensors:
         tensor = schema.TensorT()
         tensor.shape = list(t.shape)
         tensor.type = TYPES[t.dtype]
         tensor.buffer = 0
+        if t.data is not None:
+            buffer = schema.BufferT()
+            buffer.data = list(np.ascontiguousarray(t.data, NUMPY[t.dtype]).tobytes())
+            tensor.buffer = len(buffers)
+            buffers.append(buffer)
         tensor.name = t.name
         if t.quant is not None:
             quant = schema.QuantizationParametersT()
@@ -112,7 +126,7 @@ def model(tensors, operators, inputs, outputs, description="sqdiff peers: quanti
     tflite.version = 3
     tflite.operatorCodes = opcodes
     tflite.subgraphs = [subgraph]
-    tflite.buffers = [schema.BufferT()]
+    tflite.buffers = buffers
     tflite.description = description
     builder = flatbuffers.Builder(1024)
     builder.Finish(tflite.Pack(builder), file_identifier=b"TFL3")

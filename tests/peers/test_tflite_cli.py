@@ -215,3 +215,156 @@ def test_a_model_over_2_gib_runs_as_in_litert(tmp_path):
                            str(tmp_path / "out")], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     np.testing.assert_array_equal(np.load(tmp_path / "out" / "out.npy"), expected)
+
+
+# --- QUANTIZE and DEQUANTIZE (issue 32): random models, LiteRT's BUILTIN_REF against sqdiff tflite ---
+
+RANGES = {"i8": (-128, 127), "u8": (0, 255), "i16": (-32768, 32767), "i32": (-2**31, 2**31 - 1)}
+REQUANTIZE_PAIRS = [("i8", "i8"), ("i8", "u8"), ("i8", "i16"), ("u8", "i8"), ("u8", "u8"), ("u8", "i16"),
+                    ("i16", "i8"), ("i16", "i16"), ("i16", "i32"), ("i32", "i8"), ("i32", "i16")]
+OPS_PER_MODEL = 16
+
+
+def _scale(rng):
+    """A float32 scale, log-uniform over 1e-6..1e3; now and then a special one that LiteRT runs
+    all the same (0, negative, subnormal, huge, NaN, inf)."""
+    if rng.random() < 0.08:
+        return float(np.float32(rng.choice([0.0, -0.3, 1e-45, 2e-39, 1e30, np.nan, np.inf])))
+    return float(np.float32(10.0 ** rng.uniform(-6, 3)))
+
+
+def _zero_point(rng, dtype, symmetric=False):
+    if symmetric:
+        return 0
+    low, high = RANGES[dtype]
+    pick = rng.random()
+    if pick < 0.25:
+        return int(rng.choice([low, high]))
+    if pick < 0.3:  # outside the type, even at int32's ends: LiteRT takes any int32
+        return int(rng.choice([low - 1000, high + 1000, -2**31, 2**31 - 1])) if dtype != "i32" else int(
+            rng.choice([-2**31, 2**31 - 1]))
+    return int(rng.integers(low, high, endpoint=True))
+
+
+def _float_inputs(rng, scale, zero_point, dtype, count):
+    """Specials, quotients on and a hair off the rounding ties, values at the clamps, random ones."""
+    low, high = RANGES[dtype]
+    s = float(np.float32(scale)) if np.isfinite(scale) and scale > 0 else 1.0
+    big = float(np.finfo(np.float32).max)
+    values = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -3e-45, big, -big, 2.0**31, -2.0**31]
+    with np.errstate(all="ignore"):
+        for k in rng.integers(low - zero_point - 2, high - zero_point + 3, 8):
+            tie = np.float32((float(k) + 0.5) * s)
+            values += [tie, np.nextafter(tie, np.float32(np.inf)), np.nextafter(tie, np.float32(-np.inf))]
+        values += list(np.float32(2.0**31 * s) * np.float32([1, -1]))
+        values += list(((rng.standard_normal(count) * (high - low) * 0.6 + (low + high) / 2 - zero_point)
+                        * s).astype(np.float32))
+    return np.array(values, np.float32)
+
+
+def _int_inputs(rng, dtype, count):
+    low, high = RANGES[dtype]
+    if high - low < 256:
+        return np.arange(low, high + 1).astype(qt.NUMPY[dtype])
+    values = [low, high, 0, -1, 1] + list(rng.integers(low, high, count, endpoint=True))
+    values += list(rng.integers(-200, 200, count // 4))
+    return np.array(values, np.int64).astype(qt.NUMPY[dtype])
+
+
+def _quantize_cases():
+    """(model bytes, inputs, number of operators) for every type pair QUANTIZE and DEQUANTIZE run."""
+    rng = np.random.default_rng(32)
+    groups = []  # each a list of (input tensor, output tensor, input array or None for a constant)
+    for dtype in ("i8", "u8", "i16"):  # float32 -> int
+        for _ in range(4):
+            group = []
+            for _ in range(OPS_PER_MODEL):
+                scale, zp = _scale(rng), _zero_point(rng, dtype)
+                x = _float_inputs(rng, scale, zp, dtype, 64)
+                group.append(("f32", None, x, dtype, (scale, zp)))
+            groups.append(group)
+    for din, dout in REQUANTIZE_PAIRS:
+        for _ in range(2):
+            group = []
+            symmetric = (din, dout) == ("i16", "i16")
+            for _ in range(OPS_PER_MODEL):
+                scale_out = _scale(rng)
+                pick = rng.random()
+                if pick < 0.2:  # the same scale (int8 <-> uint8 with zero points 128 apart: the fast path)
+                    scale_in = scale_out
+                elif pick < 0.3:  # powers of two, shifts past 31
+                    scale_in = float(np.float32(scale_out * 2.0 ** int(rng.integers(-40, 40))))
+                else:
+                    scale_in = _scale(rng)
+                zin, zout = _zero_point(rng, din, symmetric), _zero_point(rng, dout, symmetric)
+                if pick < 0.2 and {din, dout} == {"i8", "u8"} and rng.random() < 0.5:
+                    zout = zin + 128 if din == "i8" else zin - 128
+                group.append((din, (scale_in, zin), _int_inputs(rng, din, 128), dout, (scale_out, zout)))
+            groups.append(group)
+    for dtype in ("i8", "u8", "i16"):  # int -> float32
+        for _ in range(2):
+            group = [(dtype, (_scale(rng), _zero_point(rng, dtype, dtype == "i16")), _int_inputs(rng, dtype, 256),
+                      "f32", None) for _ in range(OPS_PER_MODEL)]
+            groups.append(group)
+    halves = np.concatenate([np.arange(0, 65536, 7, dtype=np.uint16), np.uint16([0x7C01, 0xFE01, 0x7FFF, 0x0001])])
+    groups.append([("f16", None, halves.view(np.float16), "f32", None)])
+
+    cases = []
+    for g, group in enumerate(groups):
+        tensors, operators, inputs, arrays = [], [], [], {}
+        for i, (din, qin, x, dout, qout) in enumerate(group):
+            constant = din == "f16" and i % 2 == 0
+            tensors.append(qt.Tensor(f"x{i}", x.shape, din, qin, x if constant else None))
+            tensors.append(qt.Tensor(f"y{i}", x.shape, dout, qout))
+            operators.append(qt.Operator("dequantize" if dout == "f32" else "quantize", (f"x{i}",), f"y{i}"))
+            if not constant:
+                inputs.append(f"x{i}")
+                arrays[f"x{i}"] = x
+        if group[0][0] == "f16":  # the same float16 values once more, as a model input
+            x = group[0][2]
+            tensors += [qt.Tensor("x1", x.shape, "f16"), qt.Tensor("y1", x.shape, "f32")]
+            operators.append(qt.Operator("dequantize", ("x1",), "y1"))
+            inputs.append("x1")
+            arrays["x1"] = x
+        model = qt.model(tensors, operators, inputs, [o.output for o in operators], f"sqdiff peers: quantize {g}")
+        cases.append((model, arrays, len(operators)))
+    return cases
+
+
+QUANTIZE_CASES = _quantize_cases()
+
+
+def test_quantize_and_dequantize_match_litert_reference_kernels(tmp_path):
+    """Every element of every output bit for bit, NaN inputs included: LiteRT's results for them
+    (and for the other inputs whose C++ is undefined) are its x86-64 build's, which sqdiff
+    computes (docs/SPEC_DECISIONS.md)."""
+    operators = elements = differing = 0
+    for i, (model, arrays, count) in enumerate(QUANTIZE_CASES):
+        expected = _litert_reference(model, arrays)
+        work = tmp_path / str(i)
+        work.mkdir()
+        code, out_dir, text = sqdiff_tflite(work, model, arrays)
+        assert code == 0, text
+        for name, want in expected.items():
+            got = np.load(out_dir / f"{name}.npy")
+            assert got.dtype == want.dtype and got.shape == want.shape, name
+            bits = {1: np.uint8, 2: np.uint16, 4: np.uint32}[want.dtype.itemsize]
+            differing += int(np.count_nonzero(got.view(bits) != want.view(bits)))
+            elements += want.size
+        operators += count
+    print(f"QUANTIZE/DEQUANTIZE: {len(QUANTIZE_CASES)} models, {operators} operators, {elements} elements, "
+          f"{differing} differing")
+    assert operators == 12 * OPS_PER_MODEL + 22 * OPS_PER_MODEL + 6 * OPS_PER_MODEL + 2
+    assert elements > 100000
+    assert differing == 0
+
+
+def test_quantize_specials_in_litert_are_what_sqdiff_documents():
+    """The measured x86-64 values that docs/SPEC_DECISIONS.md writes down, checked in LiteRT itself:
+    NaN and out-of-range quotients give INT32_MIN before the zero point is added (wrapping)."""
+    x = np.float32([np.nan, np.inf, -np.inf, 3e9, 2.5, -2.5])
+    tensors = [qt.Tensor("x", (6,), "f32"), qt.Tensor("y", (6,), "i8", (1.0, 0)), qt.Tensor("z", (6,), "i8", (1.0, -1))]
+    operators = [qt.Operator("quantize", ("x",), "y"), qt.Operator("quantize", ("x",), "z")]
+    out = _litert_reference(qt.model(tensors, operators, ["x"], ["y", "z"]), {"x": x})
+    assert out["y"].tolist() == [-128, -128, -128, -128, 3, -3]
+    assert out["z"].tolist() == [127, 127, 127, 127, 2, -4]

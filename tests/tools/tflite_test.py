@@ -10,17 +10,20 @@ set, as cli_test.py is; FLATC names flatc (default: the one on PATH).
 """
 
 import json
+import math
 import os
 import re
 import shlex
 import shutil
 import subprocess
 import unittest
+from fractions import Fraction
 
 import numpy as np
 
 from cli_test import SQDIFF, CliTestCase, assert_bit_exact, help_examples, run
-from quant_run_test import TYPES, Refused, quant_oracle, random_params, random_values
+from quant_run_test import (TYPES, Refused, quant_oracle, quantize_multiplier, random_params, random_values, rdbpot,
+                            round_half_away, srdhm, wrap32)
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 SCHEMA = os.path.join(REPO, "tools", "tflite", "tflite_subset.fbs")
@@ -32,6 +35,7 @@ NUMPY = {"f32": np.float32, "i32": np.int32, "u8": np.uint8, "i16": np.int16, "i
          "f16": np.float16}
 SUB, SQUARED_DIFFERENCE, ADD, CUSTOM = 41, 99, 0, 32
 MUL, MAXIMUM, MINIMUM, SQUARE = 18, 55, 57, 92
+QUANTIZE, DEQUANTIZE = 114, 6
 ACTIVATIONS = {"none": "NONE", "relu": "RELU", "relu_n1_to_1": "RELU_N1_TO_1", "relu6": "RELU6"}
 
 
@@ -438,6 +442,362 @@ class TfliteRunTest(TfliteTestCase):
             "INT8 [2,3] (scale 0.125, zero point 0), activation RELU: ok",
             "check: 1 operator ok"])
         self.assertFalse(os.path.exists(self.path("out")))
+
+
+# --- QUANTIZE and DEQUANTIZE: an oracle of LiteRT 2.3.0's reference kernels in Python ints ---------
+
+INT32_MIN = -2**31
+RANGES = {"i8": (-128, 127), "u8": (0, 255), "i16": (-32768, 32767), "i32": (-2**31, 2**31 - 1)}
+
+
+def quantize_oracle(x, scale, zero_point, dtype):
+    """reference_ops::AffineQuantize: q = int32(roundf(x / scale)) + zero_point, clamped to the type.
+    The division is float32's (NumPy's float32 division is IEEE's); roundf rounds ties away from
+    zero. Where C++ is undefined, the x86-64 build's values (docs/SPEC_DECISIONS.md): a NaN or a
+    quotient outside [-2^31, 2^31) converts to INT32_MIN, and the int32 addition wraps."""
+    low, high = RANGES[dtype]
+    with np.errstate(all="ignore"):
+        quotients = np.asarray(x, np.float32) / np.float32(scale)
+    out = []
+    for f in quotients.ravel().tolist():
+        rounded = round_half_away(f) if math.isfinite(f) else INT32_MIN
+        if not -2**31 <= rounded < 2**31:
+            rounded = INT32_MIN
+        out.append(min(max(wrap32(rounded + zero_point), low), high))
+    return np.array(out, NUMPY[dtype]).reshape(np.shape(x))
+
+
+def requantize_multiplier(scale_in, scale_out):
+    """QuantizeMultiplier of the double quotient of the float32 scales; an infinite or NaN quotient
+    gives the multiplier 0 (LiteRT's int64 conversion of inf or NaN on x86-64)."""
+    with np.errstate(all="ignore"):
+        ratio = float(np.float64(np.float32(scale_in)) / np.float64(np.float32(scale_out)))
+    if ratio == 0 or not math.isfinite(ratio):
+        return 0, 0
+    return quantize_multiplier(ratio, False)
+
+
+def requantize_oracle(x, qin, qout, din, dout):
+    """reference_ops::Requantize: clamp(MultiplyByQuantizedMultiplier(x - zp_in, m, shift) + zp_out)
+    (gemmlowp's double rounding), int32 arithmetic wrapping and the left shift's count taken
+    modulo 32, as on x86-64; the fast path of a ratio of exactly 1 between int8 and uint8 with zero
+    points 128 apart flips the top bit."""
+    m, e = requantize_multiplier(qin[0], qout[0])
+    low, high = RANGES[dout]
+    flip = m == 2**30 and e == 1 and ((din, dout, wrap32(qin[1] - qout[1])) in (("i8", "u8", -128), ("u8", "i8", 128)))
+    out = []
+    for v in np.asarray(x).ravel().tolist():
+        if flip:
+            out.append((v ^ 0x80) & 0xFF)
+            continue
+        left, right = max(e, 0), max(-e, 0)
+        y = rdbpot(srdhm(wrap32(wrap32(v - qin[1]) * 2**(left % 32)), m), right)
+        out.append(min(max(wrap32(y + qout[1]), low), high))
+    return np.array(out, np.int64).astype(NUMPY[dout]).reshape(np.shape(x))
+
+
+def dequantize_oracle(x, scale, zero_point):
+    """float(double(scale) * (x - zero_point)): one double product (exact or rounded once), then
+    rounded to float32; the int32 subtraction wraps."""
+    centred = np.array([wrap32(v - zero_point) for v in np.asarray(x).ravel().tolist()], np.float64)
+    with np.errstate(all="ignore"):
+        return (np.float64(np.float32(scale)) * centred).astype(np.float32).reshape(np.shape(x))
+
+
+def half_bits_to_float_bits(h):
+    """binary16 to binary32, exactly, from the bits; a NaN's payload kept, a signalling one too."""
+    sign, exponent, mantissa = (h & 0x8000) << 16, (h >> 10) & 0x1F, h & 0x3FF
+    if exponent == 0x1F:
+        return sign | 0x7F800000 | (mantissa << 13)
+    value = Fraction(mantissa, 1024) * 2**-14 if exponent == 0 else (1 + Fraction(mantissa, 1024)) * 2**(exponent - 15)
+    return sign | int(np.float32(float(value)).view(np.uint32))
+
+
+def unary_op(code, x, y, version_options=None):
+    options = version_options or (("QuantizeOptions", {}) if code == QUANTIZE else ("DequantizeOptions", {}))
+    return op(code, [x], [y], options=options)
+
+
+def ops_model(code, configs):
+    """One model of independent operators: config i reads x<i> and writes y<i>; each config is
+    (input type, output type, shape, input quant, output quant, constant data or None)."""
+    tensors, ops, inputs = [], [], []
+    for i, (din, dout, shape, qin, qout, data) in enumerate(configs):
+        tensors += [tensor("x%d" % i, shape, din, qin, data), tensor("y%d" % i, shape, dout, qout)]
+        ops.append(unary_op(code, 2 * i, 2 * i + 1))
+        if data is None:
+            inputs.append(2 * i)
+    return model_json(tensors, ops, inputs, [2 * i + 1 for i in range(len(configs))])
+
+
+def float_inputs(rng, scale, zero_point, dtype, count=96):
+    """float32 values for QUANTIZE at (scale, zero point): the specials, quotients on and a hair
+    off the rounding ties, at the clamps and at int32's ends, and random ones over the range."""
+    low, high = RANGES[dtype]
+    s = np.float32(scale)
+    big = np.finfo(np.float32).max
+    values = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 3e-45, big, -big, 2.0**31, -2.0**31,
+              2147483520.0, -2147483904.0]
+    with np.errstate(all="ignore"):
+        for k in list(rng.integers(low - zero_point - 3, high - zero_point + 3, 12)) + [low - zero_point,
+                                                                                        high - zero_point]:
+            tie = np.float32((float(k) + 0.5) * float(s))
+            values += [tie, np.nextafter(tie, np.float32(np.inf)), np.nextafter(tie, np.float32(-np.inf))]
+        edge = np.float32(2.0**31 * float(s))
+        values += [edge, np.nextafter(edge, np.float32(0)), -edge]
+        spread = (rng.standard_normal(count) * (high - low) * 0.6 + (low + high) / 2 - zero_point) * float(s)
+        values += list(spread.astype(np.float32))
+    return np.array(values, np.float32)
+
+
+def int_inputs(rng, dtype, count=200):
+    low, high = RANGES[dtype]
+    if high - low < 256:
+        return np.arange(low, high + 1).astype(NUMPY[dtype])
+    values = [low, low + 1, -1, 0, 1, high - 1, high] if low < 0 else [0, 1, high]
+    values += list(rng.integers(-300, 300, count // 2)) + list(rng.integers(low, high, count // 2, endpoint=True))
+    return np.array(values, np.int64).astype(NUMPY[dtype])
+
+
+class TfliteQuantizeTest(TfliteTestCase):
+    """QUANTIZE and DEQUANTIZE against the oracle above, every type pair LiteRT runs."""
+
+    def run_ops(self, name, code, configs, inputs):
+        files = self.run_model(self.model(name, ops_model(code, configs)), inputs, name)
+        return [files["y%d.npy" % i] for i in range(len(configs))]
+
+    def test_quantize_float32_by_hand(self):
+        x = np.float32([0.25, -0.25, 0.75, 1.25, -1.25, 63.75, 64.0, -64.25, np.nan, np.inf, -np.inf, -0.0, 1e-45])
+        configs = [("f32", "i8", [13], None, (0.5, 0), None), ("f32", "i8", [13], None, (0.5, -1), None),
+                   ("f32", "u8", [13], None, (0.5, 128), None), ("f32", "i16", [13], None, (0.5, 0), None)]
+        got = self.run_ops("by_hand", QUANTIZE, configs, {"x%d" % i: x for i in range(4)})
+        # Quotients 0.5 -0.5 1.5 2.5 -2.5 127.5 128 -128.5: ties away from zero, then the clamp. NaN
+        # and +-inf convert to INT32_MIN: the type's minimum, or with zero point -1 (INT32_MIN - 1
+        # wraps to INT32_MAX) its maximum.
+        self.assertEqual(got[0].tolist(), [1, -1, 2, 3, -3, 127, 127, -128, -128, -128, -128, 0, 0])
+        self.assertEqual(got[1].tolist(), [0, -2, 1, 2, -4, 127, 127, -128, 127, 127, 127, -1, -1])
+        self.assertEqual(got[2].tolist(), [129, 127, 130, 131, 125, 255, 255, 0, 0, 0, 0, 128, 128])
+        self.assertEqual(got[3].tolist(), [1, -1, 2, 3, -3, 128, 128, -129, -32768, -32768, -32768, 0, 0])
+
+    def test_quantize_float32_against_the_oracle(self):
+        rng = np.random.default_rng(114)
+        ran = 0
+        for dtype in ("i8", "u8", "i16"):
+            low, high = RANGES[dtype]
+            configs, inputs, params = [], {}, []
+            scales = [0.5, 1 / 3, 2.0**-7, 1e-3, 7.0, 3e-5, 1e-45, 1e30, 0.0, -0.25, np.nan, np.inf]
+            scales += list(10.0 ** rng.uniform(-6, 3, 6))
+            zero_points = [low, high, 0, int(rng.integers(low, high)), low - 1000, high + 1000, -2**31, 2**31 - 1]
+            for i, scale in enumerate(scales):
+                scale = float(np.float32(scale))
+                zp = zero_points[i % len(zero_points)]
+                x = float_inputs(rng, scale if math.isfinite(scale) and scale > 0 else 1.0, zp, dtype)
+                configs.append(("f32", dtype, [x.size], None, (scale, zp), None))
+                inputs["x%d" % i] = x
+                params.append((scale, zp))
+            got = self.run_ops("quantize_" + dtype, QUANTIZE, configs, inputs)
+            for i, (scale, zp) in enumerate(params):
+                with self.subTest(dtype=dtype, scale=scale, zero_point=zp):
+                    expected = quantize_oracle(inputs["x%d" % i], scale, zp, dtype)
+                    self.assertEqual(got[i].dtype, NUMPY[dtype])
+                    self.assertEqual(got[i].tolist(), expected.tolist())
+                    ran += 1
+        self.assertEqual(ran, 54)
+
+    def test_requantize_by_hand(self):
+        u = np.uint8([0, 1, 127, 128, 129, 255])
+        i = np.int8([-128, -1, 0, 1, 127, 64])
+        configs = [("u8", "i8", [6], (0.5, 128), (0.5, 0), None),    # the converter's uint8 input: q - 128
+                   ("i8", "u8", [6], (0.5, 0), (0.5, 128), None),    # and back: q + 128
+                   ("i8", "i8", [6], (0.5, 0), (0.25, 0), None),     # doubling, clamped
+                   ("i8", "i16", [6], (0.5, 0), (0.25, 0), None),    # doubling, not clamped
+                   ("u8", "u8", [6], (1.0, 0), (3.0, 0), None)]      # thirds, rounded twice
+        got = self.run_ops("requantize", QUANTIZE, configs, {"x0": u, "x1": i, "x2": i, "x3": i, "x4": u})
+        self.assertEqual(got[0].tolist(), [-128, -127, -1, 0, 1, 127])
+        self.assertEqual(got[1].tolist(), [0, 127, 128, 129, 255, 192])
+        self.assertEqual(got[2].tolist(), [-128, -2, 0, 2, 127, 127])
+        self.assertEqual(got[3].tolist(), [-256, -2, 0, 2, 254, 128])
+        # 1/3 is 2/3 * 2^-1: 1 * 2/3 rounds to 1, then 1/2 rounds away from zero to 1 (gemmlowp's
+        # double rounding); 127: 84.67 -> 85 -> 42.5 -> 43.
+        self.assertEqual(got[4].tolist(), [0, 1, 43, 43, 43, 85])
+
+    def test_requantize_every_type_pair_against_the_oracle(self):
+        rng = np.random.default_rng(1140)
+        pairs = [("i8", "i8"), ("i8", "u8"), ("i8", "i16"), ("u8", "i8"), ("u8", "u8"), ("u8", "i16"),
+                 ("i16", "i8"), ("i16", "i16"), ("i16", "i32"), ("i32", "i8"), ("i32", "i16")]
+        ran = 0
+        for din, dout in pairs:
+            configs, inputs, params = [], {}, []
+            ratios = [1.0, 1.0, 2.0, 0.5, 2.0**30, 2.0**31, 2.0**40, 2.0**-31, 2.0**-33, 1 / 3]
+            ratios += list(10.0 ** rng.uniform(-4, 4, 6))
+            symmetric = (din, dout) == ("i16", "i16")  # LiteRT's Prepare: zero points 0
+            for k, ratio in enumerate(ratios):
+                scale_out = float(np.float32(10.0 ** rng.uniform(-3, 1)))
+                scale_in = scale_out if k == 0 else float(np.float32(ratio * scale_out))
+                zin = 0 if symmetric else self.zero_point(rng, din, k)
+                zout = 0 if symmetric else self.zero_point(rng, dout, k)
+                if k == 0 and {din, dout} == {"i8", "u8"}:  # the same scale, zero points 128 apart
+                    zout = zin + 128 if din == "i8" else zin - 128
+                params.append(((scale_in, zin), (scale_out, zout)))
+            # LiteRT runs these too: an output scale of 0 (an infinite ratio), a NaN or negative
+            # input scale, an input scale of 0.
+            for scale_in, scale_out in ((1.0, 0.0), (math.nan, 1.0), (-0.75, 0.5), (0.0, 1.0)):
+                params.append(((scale_in, 0 if symmetric else 1), (scale_out, 0 if symmetric else -1)))
+            for k, (qin, qout) in enumerate(params):
+                x = int_inputs(rng, din)
+                configs.append((din, dout, [x.size], qin, qout, None))
+                inputs["x%d" % k] = x
+            got = self.run_ops("requantize_%s_%s" % (din, dout), QUANTIZE, configs, inputs)
+            for k, (qin, qout) in enumerate(params):
+                with self.subTest(din=din, dout=dout, qin=qin, qout=qout):
+                    expected = requantize_oracle(inputs["x%d" % k], qin, qout, din, dout)
+                    self.assertEqual(got[k].dtype, NUMPY[dout])
+                    self.assertEqual(got[k].tolist(), expected.tolist())
+                    ran += 1
+        self.assertEqual(ran, 11 * 20)
+
+    @staticmethod
+    def zero_point(rng, dtype, k):
+        if dtype == "i16":
+            return 0 if k % 3 else int(rng.integers(-40000, 40000))
+        if dtype == "i32":
+            return [0, -5, 7, 2**31 - 1, -2**31, int(rng.integers(-2**31, 2**31))][k % 6]
+        low, high = RANGES[dtype]
+        return [low, high, 0, int(rng.integers(low, high)), low - 500, high + 500, -2**31, 2**31 - 1][k % 8]
+
+    def test_dequantize_against_the_oracle(self):
+        rng = np.random.default_rng(6)
+        ran = 0
+        for dtype in ("i8", "u8", "i16"):
+            low, high = RANGES[dtype]
+            configs, inputs, params = [], {}, []
+            scales = [0.5, 1 / 3, 1e-45, 3e38, 1e-40, 0.0, -0.75, np.nan, np.inf] + list(10.0 ** rng.uniform(-6, 3, 5))
+            zero_points = [low, high, 0, int(rng.integers(low, high)), -2**31, 2**31 - 1, low - 7]
+            for k, scale in enumerate(scales):
+                zp = 0 if dtype == "i16" else zero_points[k % len(zero_points)]
+                x = int_inputs(rng, dtype)
+                configs.append((dtype, "f32", [x.size], (float(np.float32(scale)), zp), None, None))
+                inputs["x%d" % k] = x
+                params.append((float(np.float32(scale)), zp))
+            got = self.run_ops("dequantize_" + dtype, DEQUANTIZE, configs, inputs)
+            for k, (scale, zp) in enumerate(params):
+                with self.subTest(dtype=dtype, scale=scale, zero_point=zp):
+                    expected = dequantize_oracle(inputs["x%d" % k], scale, zp)
+                    self.assertEqual(got[k].dtype, np.float32)
+                    # Bit for bit, NaN's bits too: they come from one product, and +-0 matters.
+                    self.assertEqual(got[k].view(np.uint32).tolist(), expected.view(np.uint32).tolist())
+                    ran += 1
+        self.assertEqual(ran, 42)
+
+    def test_dequantize_by_hand(self):
+        configs = [("i8", "f32", [4], (0.5, 3), None, None), ("u8", "f32", [4], (0.1, 128), None, None),
+                   ("i16", "f32", [4], (2.0**-15, 0), None, None)]
+        got = self.run_ops("deq", DEQUANTIZE, configs, {"x0": np.int8([-128, 3, 4, 127]),
+                                                         "x1": np.uint8([0, 127, 128, 255]),
+                                                         "x2": np.int16([-32768, -1, 0, 32767])})
+        self.assertEqual(got[0].tolist(), [-65.5, 0.0, 0.5, 62.0])
+        # 0.1 is float32's 0.100000001490116...; times -128, -1, 127 in double, then rounded to float32.
+        self.assertEqual(got[1].tolist(), [float(np.float32(-12.800000190734863)), float(np.float32(-0.10000000149011612)),
+                                           0.0, float(np.float32(12.700000189244747))])
+        self.assertEqual(got[2].tolist(), [-1.0, -2.0**-15, 0.0, 1 - 2.0**-15])
+        # Scale 0 times a negative difference is -0.
+        got = self.run_ops("deq0", DEQUANTIZE, [("u8", "f32", [2], (0.0, 1), None, None)], {"x0": np.uint8([0, 2])})
+        self.assertEqual(got[0].view(np.uint32).tolist(), [0x80000000, 0])
+
+    def test_dequantize_float16_constant(self):
+        # What the converter writes for float16 weights: a FLOAT16 constant buffer and a DEQUANTIZE.
+        bits = np.uint16([0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x0400, 0x3C00, 0x3555, 0x7BFF, 0xFBFF,
+                          0x7C00, 0xFC00, 0x7C01, 0x7E00, 0xFE01, 0x7FFF, 0x7D23])
+        half = bits.view(np.float16)
+        configs = [("f16", "f32", [bits.size], None, None, half), ("f16", "f32", [bits.size], None, None, None)]
+        got = self.run_ops("half", DEQUANTIZE, configs, {"x1": half})
+        expected = [half_bits_to_float_bits(int(h)) for h in bits]
+        self.assertEqual(expected[12], 0x7F802000)  # a signalling NaN stays signalling, as in LiteRT
+        for result in got:
+            self.assertEqual(result.dtype, np.float32)
+            self.assertEqual(result.view(np.uint32).tolist(), expected)
+        self.assertEqual(got[0][:8].tolist(), [0.0, -0.0, 2.0**-24, -2.0**-24, 1023 * 2.0**-24, 2.0**-14, 1.0,
+                                               float(np.float16(1 / 3))])
+
+    def test_float_model_around_an_integer_one(self):
+        # The converter's full-integer model with float input and output: QUANTIZE, the int8
+        # operator, DEQUANTIZE; here with a uint8 input requantized to int8 too.
+        q_in, q_sq = (0.05, -3), (0.02, -128)
+        c = np.int8([10, -20, 0])
+        tensors = [tensor("x", [2, 3], "f32"), tensor("xq", [2, 3], "i8", q_in), tensor("c", [3], "i8", q_in, c),
+                   tensor("d", [2, 3], "i8", q_sq), tensor("out", [2, 3], "f32"),
+                   tensor("u", [3], "u8", (0.05, 125)), tensor("uq", [3], "i8", q_in),
+                   tensor("e", [3], "i8", q_sq), tensor("out2", [3], "f32")]
+        ops = [unary_op(QUANTIZE, 0, 1), op(SQUARED_DIFFERENCE, [1, 2], [3]), unary_op(DEQUANTIZE, 3, 4),
+               unary_op(QUANTIZE, 5, 6), op(SQUARED_DIFFERENCE, [6, 2], [7]), unary_op(DEQUANTIZE, 7, 8)]
+        path = self.model("wrapped", model_json(tensors, ops, [0, 5], [4, 8]))
+        x = np.float32([[0.5, -1.0, 1.5], [0.024999, 0.025, 7.0]])
+        u = np.uint8([0, 125, 255])
+        files = self.run_model(path, {"x": x, "u": u})
+        xq = quantize_oracle(x, *q_in, "i8")
+        d = quant_oracle("squared_difference", xq, c, "i8", q_in, q_in, q_sq)
+        assert_bit_exact(self, files["out.npy"], dequantize_oracle(d, *q_sq), "f32")
+        uq = requantize_oracle(u, (0.05, 125), q_in, "u8", "i8")
+        e = quant_oracle("squared_difference", uq, c, "i8", q_in, q_in, q_sq)
+        assert_bit_exact(self, files["out2.npy"], dequantize_oracle(e, *q_sq), "f32")
+        self.assertEqual(xq.tolist(), [[7, -23, 27], [-3, -2, 127]])  # 0.024999/0.05 rounds down, 0.025 is a tie
+        # Row 0: 0.5 - 0.65, -1 - -0.85, 1.5 - 0.15, squared: 1.125, 1.125 and 91.125 steps of 0.02.
+        step = float(np.float32(0.02))
+        self.assertEqual(files["out.npy"].tolist()[0], [step, step, float(np.float32(91 * step))])
+
+    def test_refusals(self):
+        q = (0.5, 0)
+        per_axis = {"scale": [0.5, 0.25, 0.125], "zero_point": [0, 0, 0], "quantized_dimension": 0}
+
+        def one(code, din, dout, qin=None, qout=None, shape_in=(3,), shape_out=(3,), options=None, data=None):
+            tensors = [tensor("x", list(shape_in), din, qin, data), tensor("y", list(shape_out), dout, qout)]
+            return model_json(tensors, [unary_op(code, 0, 1, options)], [] if data is not None else [0], [1])
+        cases = {
+            "float16 to int8": (one(QUANTIZE, "f16", "i8", qout=q),
+                                "operator 0 (QUANTIZE): it takes FLOAT16 to INT8, not a pair LiteRT's QUANTIZE runs "
+                                "(FLOAT32, INT8 or UINT8 to INT8, UINT8 or INT16; INT16 to INT8, INT16 or INT32; "
+                                "INT32 to INT8 or INT16)"),
+            "int8 to int32": (one(QUANTIZE, "i8", "i32", q, q), "it takes INT8 to INT32, not a pair"),
+            "int32 to uint8": (one(QUANTIZE, "i32", "u8", q, q), "it takes INT32 to UINT8, not a pair"),
+            "float32 to float32": (one(QUANTIZE, "f32", "f32", None, q), "it takes FLOAT32 to FLOAT32, not a pair"),
+            "quantize per axis": (one(QUANTIZE, "f32", "i8", None, per_axis),
+                                  'tensor 1 "y" is quantized per axis (3 scales along dim 0)'),
+            "quantize output without parameters": (one(QUANTIZE, "f32", "u8"),
+                                                   'tensor 1 "y" is UINT8 without quantization parameters'),
+            "requantize input without parameters": (one(QUANTIZE, "u8", "i8", None, q),
+                                                    'tensor 0 "x" is UINT8 without quantization parameters'),
+            "int16 zero points": (one(QUANTIZE, "i16", "i16", (0.5, 3), q),
+                                  "INT16 -> INT16 requantization takes zero points 0, as LiteRT's Prepare requires "
+                                  "(input 3, output 0)"),
+            "quantize shape": (one(QUANTIZE, "f32", "i8", None, q, shape_out=(1, 3)),
+                               'the input has shape [3], but the output tensor "y" has shape [1,3]'),
+            "quantize options": (one(QUANTIZE, "f32", "i8", None, q, options=("DequantizeOptions", {})),
+                                 "its builtin options are of type 38, not QuantizeOptions (89)"),
+            "dequantize float32": (one(DEQUANTIZE, "f32", "f32", q),
+                                   "the input has type FLOAT32, not one sqdiff tflite runs for DEQUANTIZE "
+                                   "(INT8, UINT8, INT16, FLOAT16)"),
+            "dequantize to float16": (one(DEQUANTIZE, "i8", "f16", q),
+                                      "the output has type FLOAT16, not one sqdiff tflite runs for DEQUANTIZE (FLOAT32)"),
+            "dequantize per axis": (one(DEQUANTIZE, "i8", "f32", per_axis),
+                                    'tensor 0 "x" is quantized per axis (3 scales along dim 0)'),
+            "dequantize float16 per axis": (one(DEQUANTIZE, "f16", "f32", per_axis), "is quantized per axis"),
+            "dequantize without parameters": (one(DEQUANTIZE, "i8", "f32"),
+                                              'tensor 0 "x" is INT8 without quantization parameters'),
+            "dequantize int16 zero point": (one(DEQUANTIZE, "i16", "f32", (0.5, 3)),
+                                            "INT16 input with zero point 3: LiteRT's DEQUANTIZE takes INT16 with "
+                                            "zero point 0 only"),
+            "dequantize shape": (one(DEQUANTIZE, "i8", "f32", q, shape_in=(3,), shape_out=(2, 3)),
+                                 'the input has shape [3], but the output tensor "y" has shape [2,3]'),
+            "two inputs": (model_json([tensor("x", [3], "f32"), tensor("y", [3], "i8", q)],
+                                      [op(QUANTIZE, [0, 0], [1], options=("QuantizeOptions", {}))], [0], [1]),
+                           "has 2 inputs and 1 outputs, expected 1 and 1"),
+        }
+        for name, (model, expected) in cases.items():
+            with self.subTest(name):
+                err = self.run_fails(self.model("bad", model), "--random", "1", "-o", self.path("o"))
+                self.assertIn(expected, err)
+                self.assertIn("operator 0 (", err)
+                self.assertFalse(os.path.exists(self.path("o")))
 
 
 class TfliteOutputTest(TfliteTestCase):

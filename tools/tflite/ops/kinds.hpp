@@ -12,5 +12,7 @@ extern const OperatorKind kMul;                // broadcast_binary_ops.cpp
 extern const OperatorKind kMaximum;
 extern const OperatorKind kMinimum;
 extern const OperatorKind kSquare;             // square_op.cpp
+extern const OperatorKind kQuantize;           // quantize_ops.cpp
+extern const OperatorKind kDequantize;
 
 }  // namespace sqdiff::tools::tflite::ops
