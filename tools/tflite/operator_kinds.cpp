@@ -12,8 +12,9 @@ namespace sqdiff::tools::tflite {
 namespace {
 
 // Every kind once; the order is the names' in messages (alphabetical).
-const std::array<const OperatorKind*, 6> kKinds = {&ops::kMaximum, &ops::kMinimum, &ops::kMul,
-                                                   &ops::kSquare,  &ops::kSquaredDifference, &ops::kSub};
+const std::array<const OperatorKind*, 7> kKinds = {&ops::kMaximum, &ops::kMean,   &ops::kMinimum,
+                                                   &ops::kMul,     &ops::kSquare, &ops::kSquaredDifference,
+                                                   &ops::kSub};
 
 std::shared_ptr<void> allocate(std::size_t bytes) {
   void* p = ::operator new(std::max<std::size_t>(bytes, 1), std::align_val_t{64});

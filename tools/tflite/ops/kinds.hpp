@@ -12,5 +12,6 @@ extern const OperatorKind kMul;                // broadcast_binary_ops.cpp
 extern const OperatorKind kMaximum;
 extern const OperatorKind kMinimum;
 extern const OperatorKind kSquare;             // square_op.cpp
+extern const OperatorKind kMean;               // mean_op.cpp: as LiteRT's reference kernel, not the exact mean
 
 }  // namespace sqdiff::tools::tflite::ops
