@@ -38,6 +38,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,33 +61,45 @@ std::string float_text(float v) {
   return buffer;
 }
 
-// The axis tensor's values (an INT32 constant; the check made sure).
-std::vector<int32_t> axis_values(const TensorInfo& axis) {
-  int64_t count = 1;
-  for (const int64_t d : axis.shape) count *= d;
-  std::vector<int32_t> values(static_cast<std::size_t>(count));
-  if (count != 0) std::memcpy(values.data(), axis.constant.get(), values.size() * sizeof(int32_t));
-  return values;
-}
+// The axis tensor's values, read in place (an INT32 constant; the check
+// made sure): a hostile file's long list costs no copy.
+class AxisValues {
+ public:
+  explicit AxisValues(const TensorInfo& axis) : bytes_(static_cast<const unsigned char*>(axis.constant.get())) {
+    for (const int64_t d : axis.shape) count_ *= static_cast<std::size_t>(d);
+  }
+  std::size_t size() const { return count_; }
+  int32_t operator[](std::size_t i) const {
+    int32_t v = 0;
+    std::memcpy(&v, bytes_ + i * sizeof v, sizeof v);
+    return v;
+  }
 
-std::string axes_text(const std::vector<int32_t>& values) {
+ private:
+  const unsigned char* bytes_;
+  std::size_t count_ = 1;
+};
+
+std::string axes_text(const AxisValues& values) {
   std::string s = "[";
   for (std::size_t i = 0; i < values.size() && i < kAxesShown; ++i) s += (i ? "," : "") + std::to_string(values[i]);
   if (values.size() > kAxesShown) s += ",... (" + std::to_string(values.size()) + " values)";
   return s + "]";
 }
 
-// ResolveAxis: each axis once, negative ones from the end, in their first
-// order; nullopt-like failure reported through `bad` (the first axis outside
-// [-rank, rank)). A rank-0 input has no axes, whatever the values.
-std::vector<std::size_t> resolve_axes(const std::vector<int32_t>& values, std::size_t rank, const int32_t** bad) {
+// ResolveAxis: each axis once, negative ones from the end, in first-seen
+// order. A rank-0 input has no axes, whatever the values. `bad` receives the
+// first value outside [-rank, rank), if any (the axes returned are then
+// meaningless).
+std::vector<std::size_t> resolve_axes(const AxisValues& values, std::size_t rank, std::optional<int32_t>* bad) {
   std::vector<std::size_t> axes;
   if (rank == 0) return axes;
   const auto r = static_cast<int64_t>(rank);
-  for (const int32_t& v : values) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const int32_t v = values[i];
     const int64_t axis = v < 0 ? v + r : v;
     if (axis < 0 || axis >= r) {
-      if (bad != nullptr) *bad = &v;
+      if (bad != nullptr) *bad = v;
       return {};
     }
     if (std::find(axes.begin(), axes.end(), static_cast<std::size_t>(axis)) == axes.end()) {
@@ -140,8 +153,8 @@ void check_mean(OperatorCheck& c) {
   const TensorInfo& axis = c.input(1);
   const TensorInfo& out = c.output();
   const bool axes_known = axis.type == kInt32 && axis.constant != nullptr;
-  const std::vector<int32_t> values = axes_known ? axis_values(axis) : std::vector<int32_t>{};
-  c.summary(tensor_summary(in) + " over axes " + (axes_known ? axes_text(values) : tensor_summary(axis)) + " -> " +
+  c.summary(tensor_summary(in) + " over axes " + (axes_known ? axes_text(AxisValues(axis)) : tensor_summary(axis)) +
+            " -> " +
             tensor_summary(out) + ", keep_dims " + (c.op().keep_dims ? "true" : "false"));
   c.options(kReducerOptions, "ReducerOptions");
   if (!c.type_in(in, {kFloat32, kInt32, kInt64, kInt8, kUint8, kInt16}, "the input")) return;
@@ -157,9 +170,10 @@ void check_mean(OperatorCheck& c) {
               "the output only at run time)");
     return;
   }
-  const int32_t* bad = nullptr;
+  const AxisValues values(axis);
+  std::optional<int32_t> bad;
   const std::vector<std::size_t> axes = resolve_axes(values, in.shape.size(), &bad);
-  if (bad != nullptr) {
+  if (bad) {
     const int64_t rank = static_cast<int64_t>(in.shape.size());
     c.problem("axis " + std::to_string(*bad) + " is outside [" + std::to_string(-rank) + ", " + std::to_string(rank) +
               ") for the input's rank " + std::to_string(rank) + " (LiteRT: \"Invalid axis index\")");
@@ -217,8 +231,14 @@ void for_each_input(const ir::Tensor& x, const std::vector<std::size_t>& axes, F
   }
 }
 
+// One sum per output element, zeroed; they count as a tensor the run makes,
+// under the same limit as the outputs.
 template <typename T>
 std::vector<T> accumulators(const OperatorCall& call, int64_t count) {
+  if (count > call.limits.max_tensor_bytes / static_cast<int64_t>(sizeof(T))) {
+    throw TfliteError(call.where() + "the " + std::to_string(count) + " sums of " + std::to_string(sizeof(T)) +
+                      " bytes are larger than the limit of " + std::to_string(call.limits.max_tensor_bytes) + " bytes");
+  }
   try {
     return std::vector<T>(static_cast<std::size_t>(count), T{0});
   } catch (const std::bad_alloc&) {
@@ -323,7 +343,7 @@ void mean_quantized(const OperatorCall& call, const ir::Tensor& x, const std::ve
 ir::Tensor run_mean(const OperatorCall& call) {
   const OperatorOutput result = call.allocate_output();
   const ir::Tensor& x = *call.inputs[0];
-  const std::vector<std::size_t> axes = resolve_axes(axis_values(call.input_info(1)), x.shape.size(), nullptr);
+  const std::vector<std::size_t> axes = resolve_axes(AxisValues(call.input_info(1)), x.shape.size(), nullptr);
   const int64_t count = result.value.element_count();
   const sqdiff::DType dtype = result.value.dtype;
   if (x.element_count() == 0) {
