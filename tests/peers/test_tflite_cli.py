@@ -304,6 +304,16 @@ def test_mean_models_match_litert_reference_kernels(tmp_path):
     assert differing == 0
 
 
+def test_a_float32_mean_of_2_25_ones_is_one_half_in_litert_and_sqdiff(tmp_path):
+    """docs/tflite.md's example: the float32 sum stops at 2^24 (2^24 + 1 rounds to even, 2^24)."""
+    x = np.ones(1 << 25, np.float32)
+    model = qt.mean("f32", x.shape, [0], False)
+    assert _litert_reference(model, {"x": x})["out"] == np.float32(0.5)
+    code, out_dir, text = sqdiff_tflite(tmp_path, model, {"x": x})
+    assert code == 0, text
+    assert np.load(out_dir / "out.npy").tobytes() == np.float32(0.5).tobytes()
+
+
 def test_mean_squared_error_chain_matches_litert(tmp_path):
     """reduce_mean(squared_difference(a, b)): float32 over all axes and int8 over the last one."""
     rng = np.random.default_rng(41)

@@ -534,6 +534,9 @@ class TfliteMeanTest(TfliteTestCase):
         x = np.array([1e8, 1, -1e8, 1], np.float32)
         self.assertEqual(self.mean("order", mean_model("f32", [4], [0]), x).tolist(), 0.25)
         self.assertEqual(self.mean("reversed", mean_model("f32", [4], [0]), x[::-1].copy()).tolist(), 0.0)
+        # A sum 2^24 times its terms stops moving: 2^24 + 1 rounds to even, 2^24. Exact: 4194304.75.
+        x = np.array([16777216, 1, 1, 1], np.float32)
+        self.assertEqual(self.mean("stall", mean_model("f32", [4], [-1]), x).tolist(), 4194304.0)
         # Rows of [2,3] over axis 0 and over axis 1; -0 sums from +0, so it gives +0; NaN and inf kept.
         x = np.array([[-0.0, -0.0, np.inf], [-0.0, np.nan, 1.0]], np.float32)
         over0 = self.mean("axis0", mean_model("f32", [2, 3], [0]), x)
