@@ -1,9 +1,10 @@
 """Quantized .tflite models of SQUARED_DIFFERENCE and SUB (and ADD, which sqdiff cannot run),
-QUANTIZE and DEQUANTIZE, written with the schema classes that ai-edge-litert ships
-(schema_py_generated), without TensorFlow. LiteRT, TFLite-Micro and `sqdiff tflite` read the same bytes.
+QUANTIZE and DEQUANTIZE, and MEAN models of every type, written with the schema classes that
+ai-edge-litert ships (schema_py_generated), without TensorFlow. LiteRT, TFLite-Micro and
+`sqdiff tflite` read the same bytes.
 
 A model is a list of operators over named tensors; each tensor has a shape, a type and, for
-int8/uint8/int16, a per-tensor (scale, zero point).
+int8/uint8/int16, a per-tensor (scale, zero point); a tensor with data is a constant (MEAN's axes).
 """
 
 import dataclasses
@@ -13,8 +14,10 @@ import numpy as np
 from ai_edge_litert import schema_py_generated as schema
 
 TYPES = {"i8": schema.TensorType.INT8, "u8": schema.TensorType.UINT8, "i16": schema.TensorType.INT16,
-         "f32": schema.TensorType.FLOAT32, "i32": schema.TensorType.INT32, "f16": schema.TensorType.FLOAT16}
-NUMPY = {"i8": np.int8, "u8": np.uint8, "i16": np.int16, "f32": np.float32, "i32": np.int32, "f16": np.float16}
+         "f32": schema.TensorType.FLOAT32, "i32": schema.TensorType.INT32, "f16": schema.TensorType.FLOAT16,
+         "i64": schema.TensorType.INT64}
+NUMPY = {"i8": np.int8, "u8": np.uint8, "i16": np.int16, "f32": np.float32, "i32": np.int32, "f16": np.float16,
+         "i64": np.int64}
 ACTIVATIONS = {"none": schema.ActivationFunctionType.NONE, "relu": schema.ActivationFunctionType.RELU,
                "relu6": schema.ActivationFunctionType.RELU6,
                "relu_n1_to_1": schema.ActivationFunctionType.RELU_N1_TO_1}
@@ -26,6 +29,7 @@ OPS = {  # op: (builtin code, options type, options class)
     "quantize": (schema.BuiltinOperator.QUANTIZE, schema.BuiltinOptions.QuantizeOptions, schema.QuantizeOptionsT),
     "dequantize": (schema.BuiltinOperator.DEQUANTIZE, schema.BuiltinOptions.DequantizeOptions,
                    schema.DequantizeOptionsT),
+    "mean": (schema.BuiltinOperator.MEAN, schema.BuiltinOptions.ReducerOptions, schema.ReducerOptionsT),
 }
 
 
@@ -35,7 +39,8 @@ class Tensor:
     shape: tuple
     dtype: str  # a key of TYPES
     quant: tuple = None  # (scale, zero point), float32 scale
-    data: object = dataclasses.field(default=None, compare=False)  # a NumPy array: a constant
+    # A constant: a NumPy array, or its bytes (little-endian), in a buffer of its own.
+    data: object = dataclasses.field(default=None, compare=False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,6 +50,7 @@ class Operator:
     output: str
     activation: str = "none"  # SUB and ADD
     pot_scale_int16: bool = True  # SUB on int16: TFLite's option, default true
+    keep_dims: bool = None  # MEAN: ReducerOptions' keep_dims; None leaves the options table out
 
 
 def _version(operator, tensors):
@@ -59,6 +65,8 @@ def _version(operator, tensors):
     broadcasts = tensors[operator.inputs[0]].shape != tensors[operator.inputs[1]].shape
     if operator.op == "squared_difference":
         return 2 if dtype == "i8" else 1
+    if operator.op == "mean":
+        return {"i8": 2, "i16": 3}.get(dtype, 1)
     if operator.op == "subtract":
         if dtype == "i16" and not operator.pot_scale_int16:
             return 5
@@ -82,7 +90,8 @@ def model(tensors, operators, inputs, outputs, description="sqdiff peers: quanti
         tensor.buffer = 0
         if t.data is not None:
             buffer = schema.BufferT()
-            buffer.data = list(np.ascontiguousarray(t.data, NUMPY[t.dtype]).tobytes())
+            raw = t.data if isinstance(t.data, (bytes, bytearray)) else np.ascontiguousarray(t.data, NUMPY[t.dtype]).tobytes()
+            buffer.data = list(raw)
             tensor.buffer = len(buffers)
             buffers.append(buffer)
         tensor.name = t.name
@@ -102,12 +111,17 @@ def model(tensors, operators, inputs, outputs, description="sqdiff peers: quanti
         operator.opcodeIndex = codes.index(key)
         operator.inputs = [index[name] for name in op.inputs]
         operator.outputs = [index[op.output]]
+        if op.op == "mean" and op.keep_dims is None:
+            operator_objects.append(operator)  # no options table: LiteRT's zeroed parameters
+            continue
         operator.builtinOptionsType = options_type
         options = options_class()
         if op.op in ("subtract", "add"):
             options.fusedActivationFunction = ACTIVATIONS[op.activation]
         if op.op == "subtract":
             options.potScaleInt16 = op.pot_scale_int16
+        if op.op == "mean":
+            options.keepDims = op.keep_dims
         operator.builtinOptions = options
         operator_objects.append(operator)
     subgraph = schema.SubGraphT()
@@ -140,3 +154,21 @@ def single_op(op, dtype, shape_a, shape_b, qa, qb, qout, activation="none", pot_
                Tensor("out", shape_out, dtype, qout)]
     operator = Operator(op, ("a", "b"), "out", activation, pot_scale_int16)
     return model(tensors, [operator], ["a", "b"], ["out"], f"sqdiff peers: quantized {op} {dtype}")
+
+
+def mean_shape(shape, axes, keep_dims):
+    """The output shape LiteRT's MEAN gives (reduce.cc GetOutputShape)."""
+    rank = len(shape)
+    resolved = {a + rank if a < 0 else a for a in axes} if rank else set()
+    if keep_dims:
+        return tuple(1 if d in resolved else n for d, n in enumerate(shape))
+    return tuple(n for d, n in enumerate(shape) if d not in resolved)
+
+
+def mean(dtype, shape, axes, keep_dims, q_in=None, q_out=None):
+    """out = MEAN(x, axes): axes an INT32 constant; keep_dims None leaves ReducerOptions out."""
+    tensors = [Tensor("x", tuple(shape), dtype, q_in),
+               Tensor("axis", (len(axes),), "i32", data=np.array(axes, np.int32).tobytes()),
+               Tensor("out", mean_shape(shape, axes, bool(keep_dims)), dtype, q_out)]
+    operator = Operator("mean", ("x", "axis"), "out", keep_dims=keep_dims)
+    return model(tensors, [operator], ["x"], ["out"], f"sqdiff peers: mean {dtype}")

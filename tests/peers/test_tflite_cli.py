@@ -6,8 +6,10 @@ Quantized single-op models of every set of peers/quantized_models.py, a chain (S
 SQUARED_DIFFERENCE through an intermediate tensor) and a model with an ADD, which sqdiff cannot
 run: the program's outputs must be LiteRT's reference kernels' bit for bit (TFLite-Micro's for
 int16 SQUARED_DIFFERENCE, which LiteRT lacks), what sqdiff's Python API gives where LiteRT aborts,
-and where sqdiff refuses a model, a non-zero exit that writes nothing. The program is the one of
-the build whose Python module is imported (BUILD/tools/sqdiff), or $SQDIFF_CLI.
+and where sqdiff refuses a model, a non-zero exit that writes nothing. MEAN models of every type
+sqdiff runs, and reduce_mean(squared_difference(a, b)) chains: LiteRT's reference kernels' output
+bit for bit (float32 in LiteRT's order of additions, not the exact mean). The program is the one
+of the build whose Python module is imported (BUILD/tools/sqdiff), or $SQDIFF_CLI.
 
 Run by scripts/compatibility.sh --check, in the venv of requirements/peers.txt.
 """
@@ -368,3 +370,135 @@ def test_quantize_specials_in_litert_are_what_sqdiff_documents():
     out = _litert_reference(qt.model(tensors, operators, ["x"], ["y", "z"]), {"x": x})
     assert out["y"].tolist() == [-128, -128, -128, -128, 3, -3]
     assert out["z"].tolist() == [127, 127, 127, 127, 2, -4]
+
+
+# --- MEAN (issue 32 item 1): LiteRT's reference kernel, bit for bit ------------------------------
+
+MEAN_MODELS = 360
+MEAN_TYPES = ("f32", "f32", "i8", "u8", "i16", "i32", "i64")
+
+
+def _mean_values(rng, dtype, shape):
+    if dtype == "f32":
+        # Magnitudes 1e-3..1e7 side by side: float32 sums whose order of additions matters;
+        # now and then a NaN, an infinity or a -0.
+        x = (rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 8, shape)).astype(np.float32)
+        if x.size and rng.integers(0, 8) == 0:
+            x.reshape(-1)[rng.integers(0, x.size)] = rng.choice([np.nan, np.inf, -np.inf, -0.0])
+        return x
+    info = np.iinfo(qt.NUMPY[dtype])
+    return rng.integers(info.min, info.max, shape, endpoint=True, dtype=qt.NUMPY[dtype])
+
+
+def _mean_params(rng, dtype, case):
+    """(q_in, q_out): equal a third of the time; now and then an output scale 2^33 or 2^40 below
+    the input's, where LiteRT's left shift passes 32 (see mean_op.cpp)."""
+    if dtype not in ("i8", "u8", "i16"):
+        return None, None
+    low, high = {"i8": (-128, 127), "u8": (0, 255), "i16": (0, 0)}[dtype]
+
+    def params():
+        return float(np.float32(10.0 ** rng.uniform(-4, 1))), int(rng.integers(low, high, endpoint=True))
+    q_in = params()
+    if case % 3 == 0:
+        return q_in, q_in
+    if case % 29 == 0:
+        return q_in, (float(np.float32(q_in[0] * 2.0 ** -float(rng.choice([33, 40])))), q_in[1])
+    return q_in, params()
+
+
+def _mean_cases():
+    rng = np.random.default_rng(40)
+    cases = []
+    for case in range(MEAN_MODELS):
+        dtype = MEAN_TYPES[case % len(MEAN_TYPES)]
+        rank = int(rng.integers(0, 7))
+        shape = tuple(int(v) for v in rng.integers(0 if case % 40 == 0 else 1, 9 if rank <= 3 else 5, rank))
+        if rank == 0:
+            axes = [int(v) for v in rng.integers(-4, 4, int(rng.integers(1, 3)))]  # not read
+        elif case % 5 == 0:
+            axes = [d - rank if rng.integers(0, 2) else d for d in rng.permutation(rank).tolist()]  # all axes
+        else:
+            axes = [int(v) for v in rng.integers(-rank, rank, int(rng.integers(1, rank + 2)))]  # repeats too
+        keep_dims = [None, False, True][case % 3]
+        if case % 7 == 3:  # the 4-D axes (1, 2) keep_dims case, whose optimized kernels are special
+            shape, axes, keep_dims = tuple(int(v) for v in rng.integers(1, 9, 4)), [[1, 2], [2, -3]][case % 2], True
+        cases.append((dtype, shape, axes, keep_dims, *_mean_params(rng, dtype, case), _mean_values(rng, dtype, shape)))
+    # Long sums: float32 rounding piling up, an int16 sum that wraps modulo 2^32.
+    x = (rng.standard_normal((3, 50000)) + 1000).astype(np.float32)
+    cases.append(("f32", x.shape, [1], False, None, None, x))
+    x = np.full((2, 70000), 32767, np.int16)
+    x[1] = rng.integers(-32768, 32768, 70000)
+    cases.append(("i16", x.shape, [-1], True, (0.002, 0), (0.0015, 0), x))
+    return cases
+
+
+def _run_mean_cases(cases, tmp_path):
+    models = elements = differing = summed = 0
+    for i, (dtype, shape, axes, keep_dims, q_in, q_out, x) in enumerate(cases):
+        model = qt.mean(dtype, shape, axes, keep_dims, q_in, q_out)
+        expected = _litert_reference(model, {"x": x})["out"]
+        work = tmp_path / str(i)
+        work.mkdir()
+        code, out_dir, text = sqdiff_tflite(work, model, {"x": x})
+        what = f"{dtype} {shape} axes {axes} keep_dims {keep_dims} {q_in} -> {q_out}"
+        assert code == 0, (what, text)
+        got = np.load(out_dir / "out.npy")
+        assert got.dtype == expected.dtype and got.shape == expected.shape, what
+        models += 1
+        summed += x.size
+        elements += got.size
+        differing += int(np.sum(got.reshape(-1).view(f"u{got.itemsize}") !=
+                                expected.reshape(-1).view(f"u{expected.itemsize}")))
+    return models, summed, elements, differing
+
+
+def test_mean_models_match_litert_reference_kernels(tmp_path):
+    models, summed, elements, differing = _run_mean_cases(_mean_cases(), tmp_path)
+    print(f"MEAN: {models} models, {summed} input elements, {elements} output elements, {differing} differing "
+          "from LiteRT's BUILTIN_REF")
+    assert models == MEAN_MODELS + 2
+    assert differing == 0
+
+
+def test_a_float32_mean_of_2_25_ones_is_one_half_in_litert_and_sqdiff(tmp_path):
+    """docs/tflite.md's example: the float32 sum stops at 2^24 (2^24 + 1 rounds to even, 2^24)."""
+    x = np.ones(1 << 25, np.float32)
+    model = qt.mean("f32", x.shape, [0], False)
+    assert _litert_reference(model, {"x": x})["out"] == np.float32(0.5)
+    code, out_dir, text = sqdiff_tflite(tmp_path, model, {"x": x})
+    assert code == 0, text
+    assert np.load(out_dir / "out.npy").tobytes() == np.float32(0.5).tobytes()
+
+
+def test_mean_squared_error_chain_matches_litert(tmp_path):
+    """reduce_mean(squared_difference(a, b)): float32 over all axes and int8 over the last one."""
+    rng = np.random.default_rng(41)
+    for dtype, quants, axes, keep_dims in (("f32", (None,) * 4, [0, 1], False),
+                                           ("i8", ((0.05, -3), (0.04, 10), (0.02, -128), (0.01, -100)), [-1], True)):
+        shape = (6, 100)
+        d_shape = qt.mean_shape(shape, axes, keep_dims)
+        tensors = [qt.Tensor("a", shape, dtype, quants[0]), qt.Tensor("b", (100,), dtype, quants[1]),
+                   qt.Tensor("d", shape, dtype, quants[2]),
+                   qt.Tensor("axis", (len(axes),), "i32", data=np.array(axes, np.int32).tobytes()),
+                   qt.Tensor("loss", d_shape, dtype, quants[3])]
+        operators = [qt.Operator("squared_difference", ("a", "b"), "d"),
+                     qt.Operator("mean", ("d", "axis"), "loss", keep_dims=keep_dims)]
+        model = qt.model(tensors, operators, ["a", "b"], ["loss"], "sqdiff peers: mean squared error")
+        if dtype == "f32":
+            inputs = {"a": rng.standard_normal(shape).astype(np.float32) * 3,
+                      "b": rng.standard_normal((100,)).astype(np.float32) * 3}
+        else:
+            inputs = {"a": rng.integers(-128, 128, shape).astype(np.int8),
+                      "b": rng.integers(-128, 128, (100,)).astype(np.int8)}
+        expected = _litert_reference(model, inputs)["loss"]
+        work = tmp_path / dtype
+        work.mkdir()
+        code, out_dir, text = sqdiff_tflite(work, model, inputs)
+        assert code == 0, text
+        got = np.load(out_dir / "loss.npy")
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        assert got.tobytes() == expected.tobytes(), (got, expected)
+        if dtype == "f32":  # LiteRT's float32 sum in its order, not the library's exactly rounded mean
+            exact = sqdiff.mean_squared_difference(inputs["a"], inputs["b"])
+            print(f"mean squared error: LiteRT and sqdiff tflite {got!r}, sqdiff.mean_squared_difference {exact!r}")

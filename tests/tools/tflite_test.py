@@ -3,7 +3,9 @@
 Debian's `flatc -b` with the project's schema (tools/tflite/tflite_subset.fbs, whose field slots
 are LiteRT's). Quantized results are checked bit for bit against the integer oracle of
 quant_run_test.py (SPEC 9 in Python ints, independent of the library) and a few values worked
-by hand; float32 and int32 against NumPy; then the output directory, and every refusal.
+by hand; float32 and int32 against NumPy; MEAN against the oracle below (LiteRT's reference
+kernel's arithmetic: float32 sums in its order, quantized sums in Python ints); then the output
+directory, and every refusal.
 
 Run by CTest as `/usr/bin/python3 tflite_test.py -v CLASS` with SQDIFF_BIN and SQDIFF_TEST_TMP
 set, as cli_test.py is; FLATC names flatc (default: the one on PATH).
@@ -23,7 +25,7 @@ import numpy as np
 
 from cli_test import SQDIFF, CliTestCase, assert_bit_exact, help_examples, run
 from quant_run_test import (TYPES, Refused, quant_oracle, quantize_multiplier, random_params, random_values, rdbpot,
-                            round_half_away, srdhm, wrap32)
+                            round_half_away, srdhm)
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 SCHEMA = os.path.join(REPO, "tools", "tflite", "tflite_subset.fbs")
@@ -34,8 +36,16 @@ TFLITE_TYPE = {"f32": "FLOAT32", "i32": "INT32", "u8": "UINT8", "i16": "INT16", 
 NUMPY = {"f32": np.float32, "i32": np.int32, "u8": np.uint8, "i16": np.int16, "i8": np.int8, "i64": np.int64,
          "f16": np.float16}
 SUB, SQUARED_DIFFERENCE, ADD, CUSTOM = 41, 99, 0, 32
-MUL, MAXIMUM, MINIMUM, SQUARE = 18, 55, 57, 92
+MUL, MAXIMUM, MINIMUM, SQUARE, MEAN = 18, 55, 57, 92, 40
 QUANTIZE, DEQUANTIZE = 114, 6
+
+
+def wrap32(x):
+    """x modulo 2^32 as a two's complement int32: LiteRT's build wraps where its int32 arithmetic
+    overflows (QUANTIZE, DEQUANTIZE and MEAN follow it there; SPEC 9's library ops do not)."""
+    return (x + 2**31) % 2**32 - 2**31
+
+
 ACTIVATIONS = {"none": "NONE", "relu": "RELU", "relu_n1_to_1": "RELU_N1_TO_1", "relu6": "RELU6"}
 
 
@@ -115,6 +125,84 @@ def binary_model(dtype, op_code, a_shape, b_shape, quants=None, activation=None,
                tensor("out", out_shape, dtype, qo)]
     inputs = [0] if b_data is not None else [0, 1]
     return model_json(tensors, [op(op_code, [0, 1], [2], activation, pot)], inputs, [2])
+
+
+def mean_model(dtype, shape, axes, keep_dims=None, quants=(None, None), out_shape=None, axis_dtype="i32",
+               axis_input=False):
+    """out = MEAN(x, axis): axis an INT32 constant (a model input with axis_input); keep_dims None
+    leaves the ReducerOptions table out (LiteRT's zeroed parameters: keep_dims false)."""
+    axes = np.array(axes, NUMPY[axis_dtype])
+    if out_shape is None:
+        out_shape = mean_shape(shape, axes.tolist(), bool(keep_dims))
+    tensors = [tensor("x", shape, dtype, quants[0]),
+               tensor("axis", axes.shape, axis_dtype, data=None if axis_input else axes),
+               tensor("out", out_shape, dtype, quants[1])]
+    options = None if keep_dims is None else ("ReducerOptions", {"keep_dims": keep_dims})
+    return model_json(tensors, [op(MEAN, [0, 1], [2], options=options)], [0, 1] if axis_input else [0], [2])
+
+
+# --- MEAN's oracle: LiteRT's reference kernel (reduce.cc EvalMean<kReference>, reference/reduce.h) ---
+
+def resolve_axes(rank, axes):
+    """ResolveAxis: negative axes from the end, each once, in first order; none for rank 0."""
+    resolved = []
+    for axis in axes if rank else []:
+        axis = axis + rank if axis < 0 else axis
+        assert 0 <= axis < rank
+        if axis not in resolved:
+            resolved.append(axis)
+    return resolved
+
+
+def mean_shape(shape, axes, keep_dims):
+    resolved = resolve_axes(len(shape), axes)
+    if keep_dims:
+        return [1 if d in resolved else n for d, n in enumerate(shape)]
+    return [n for d, n in enumerate(shape) if d not in resolved]
+
+
+def mean_groups(x, axes):
+    """(one row per output element, row-major; each row the reduced elements in the input's
+    row-major order, the order LiteRT adds them in), n."""
+    resolved = resolve_axes(x.ndim, axes)
+    kept = [d for d in range(x.ndim) if d not in resolved]
+    rows = int(np.prod([x.shape[d] for d in kept], dtype=np.int64))
+    n = int(np.prod([x.shape[d] for d in resolved], dtype=np.int64))
+    return np.transpose(x, kept + sorted(resolved)).reshape(rows, n), n
+
+
+def mean_oracle(x, axes, keep_dims, dtype, quants=(None, None)):
+    """What LiteRT's reference MEAN writes, computed element by element."""
+    shape = mean_shape(x.shape, axes, keep_dims)
+    if x.size == 0:  # InitializeMeanOutput: quiet_NaN<T>(), 0 for integer types
+        return np.full(shape, np.nan if dtype == "f32" else 0, NUMPY[dtype])
+    rows, n = mean_groups(x, axes)
+    out = []
+    if dtype == "f32":  # float32 additions from 0 in order, then a float32 division by float(n)
+        with np.errstate(all="ignore"):
+            for row in rows:
+                total = np.float32(0)
+                for v in row:
+                    total = np.float32(total + v)
+                out.append(np.float32(total / np.float32(n)))
+    elif dtype in ("i32", "i64"):  # int64 sums (wrapping), C's truncating division, then the type
+        for row in rows:
+            total = (sum(int(v) for v in row) + 2**63) % 2**64 - 2**63
+            quotient = abs(total) // n * (1 if total >= 0 else -1)
+            out.append(wrap32(quotient) if dtype == "i32" else quotient)
+    else:  # QuantizedMeanOrSum: int32 sums (wrapping), the multiplier with 1/n folded in
+        (scale_in, zp_in), (scale_out, zp_out) = quants
+        m, e = quantize_multiplier(float(np.float32(scale_in)) / float(np.float32(scale_out)), False)
+        fold = min(n.bit_length() - 1, 32, 31 + e)
+        m, e = (m << fold) // n, e - fold
+        _, low, high = TYPES[dtype]
+        for row in rows:
+            shifted = wrap32(wrap32(sum(int(v) for v in row)) - zp_in * n)
+            left, right = max(e, 0), max(-e, 0)
+            # int32 x * (1 << left): wraps, and a shift of 32 or more counts modulo 32 (x86-64, AArch64)
+            scaled = rdbpot(srdhm(wrap32(shifted << (left % 32)), m), right)
+            out.append(min(max(wrap32(scaled + zp_out), low), high))
+    return np.array(out, NUMPY[dtype]).reshape(shape)
 
 
 class TfliteTestCase(CliTestCase):
@@ -800,6 +888,132 @@ class TfliteQuantizeTest(TfliteTestCase):
                 self.assertFalse(os.path.exists(self.path("o")))
 
 
+class TfliteMeanTest(TfliteTestCase):
+    """MEAN, element by element against mean_oracle (LiteRT's reference kernel's arithmetic) and
+    values worked by hand or read from ai-edge-litert 2.3.0's BUILTIN_REF."""
+
+    def mean(self, name, model, x):
+        return self.run_model(self.model(name, model), {"x": x}, name)["out.npy"]
+
+    def test_float32_is_litert_order_not_the_exact_mean(self):
+        # 1e8 + 1 rounds to 1e8 in float32, so the sum in LiteRT's order is 0 + 1 = 1: 0.25, where
+        # the exact mean is 0.5. Reversed, the order gives 0.
+        x = np.array([1e8, 1, -1e8, 1], np.float32)
+        self.assertEqual(self.mean("order", mean_model("f32", [4], [0]), x).tolist(), 0.25)
+        self.assertEqual(self.mean("reversed", mean_model("f32", [4], [0]), x[::-1].copy()).tolist(), 0.0)
+        # A sum 2^24 times its terms stops moving: 2^24 + 1 rounds to even, 2^24. Exact: 4194304.75.
+        x = np.array([16777216, 1, 1, 1], np.float32)
+        self.assertEqual(self.mean("stall", mean_model("f32", [4], [-1]), x).tolist(), 4194304.0)
+        # Rows of [2,3] over axis 0 and over axis 1; -0 sums from +0, so it gives +0; NaN and inf kept.
+        x = np.array([[-0.0, -0.0, np.inf], [-0.0, np.nan, 1.0]], np.float32)
+        over0 = self.mean("axis0", mean_model("f32", [2, 3], [0]), x)
+        self.assertEqual(over0[0].tobytes(), np.float32(0).tobytes())
+        self.assertTrue(np.isnan(over0[1]))
+        self.assertEqual(over0[2], np.inf)
+        over1 = self.mean("axis1", mean_model("f32", [2, 3], [-1], keep_dims=True), x)
+        self.assertEqual(over1.shape, (2, 1))
+        self.assertEqual(over1[0, 0], np.inf)
+        self.assertTrue(np.isnan(over1[1, 0]))
+        # A rank-0 input: the axes are not read (5 and -9 are fine), the output is rank 0.
+        got = self.mean("scalar", mean_model("f32", [], [5, -9], keep_dims=True, out_shape=[]), np.float32(-0.0))
+        self.assertEqual((got.shape, got.tobytes()), ((), np.float32(0).tobytes()))
+        # An empty input: NaN for float32, 0 for quantized types whatever the zero point.
+        got = self.mean("empty", mean_model("f32", [0, 3], [0]), np.zeros((0, 3), np.float32))
+        self.assertTrue(np.isnan(got).all() and got.shape == (3,))
+        got = self.mean("empty8", mean_model("i8", [2, 0, 3], [1], True, ((0.5, 7), (0.5, 7))),
+                        np.zeros((2, 0, 3), np.int8))
+        self.assertEqual(got.tolist(), [[[0, 0, 0]], [[0, 0, 0]]])
+
+    def test_quantized_values_by_hand(self):
+        # Scales equal: the multiplier 1 is 2^30 with exponent 1, n = 4 folds to 2^30 with exponent
+        # -1: SRDHM halves with rounding, then RDBPOT halves again. So the mean 1.25 of [1, 1, 1, 2]
+        # rounds twice (2.5 -> 3, 1.5 -> 2) and gives 2, where one rounding gives 1; 2.5 gives 3 and
+        # -2.5 gives -3 (ties away from zero).
+        x = np.array([[1, 2, 3, 4], [-1, -2, -3, -4], [1, 1, 1, 2], [3, 3, 3, 3]], np.int8)
+        got = self.mean("i8", mean_model("i8", [4, 4], [-1], True, ((0.5, 0), (0.5, 0))), x)
+        self.assertEqual(got.tolist(), [[3], [-3], [2], [3]])
+        # int16 sums wrap modulo 2^32: 70000 x 32767 is 2293690000, read back as -2001277296;
+        # / 70000 -> -28590 (LiteRT's value).
+        x = np.full(70000, 32767, np.int16)
+        self.assertEqual(self.mean("wrap", mean_model("i16", [70000], [0], False, ((1.0, 0), (1.0, 0))), x).tolist(),
+                         -28590)
+        # An output scale 2^33 times below the input's: the exponent 34 less the fold 1 leaves a left
+        # shift of 33, which LiteRT's int32 `1 << 33` takes as 1 << 1 (x86-64 and AArch64 count
+        # modulo 32): 19 steps of 2^-33 come out as 38, not 127. These are LiteRT's values.
+        x = np.array([[100, -50, 7], [127, 127, 127], [-128, 5, 3], [1, 2, 3]], np.int8)
+        for out_scale, expected in ((2.0 ** -33, [38, 127, -80, 4]), (2.0 ** -40, [127, 127, -128, 127])):
+            name = "shift_%d" % -np.log2(out_scale)
+            model = mean_model("i8", [4, 3], [1], False, ((1.0, 0), (out_scale, 0)))
+            self.assertEqual(self.mean(name, model, x).tolist(), expected)
+
+    def test_against_the_oracle(self):
+        rng = np.random.default_rng(40)
+        ran = 0
+        for dtype in ("f32", "i8", "u8", "i16", "i32", "i64"):
+            cases = [((2, 5, 7, 3), [1, 2], True), ((2, 5, 7, 3), [2, 1], True), ((2, 5, 7, 3), [1, 2], False),
+                     ((3, 4), [0, 1], False), ((3, 4), [-1, -2, 1], True), ((2, 3, 4), [1, 1, -2], False),
+                     ((2, 3, 4), [-3], None), ((4, 1, 3, 1, 2, 3), [5, 0, -3], True), ((5,), [0], None)]
+            for _ in range(9):
+                rank = int(rng.integers(1, 7))
+                shape = tuple(int(v) for v in rng.integers(1, 5, rank))
+                axes = [int(v) for v in rng.integers(-rank, rank, int(rng.integers(1, rank + 2)))]
+                cases.append((shape, axes, [None, False, True][int(rng.integers(0, 3))]))
+            for i, (shape, axes, keep_dims) in enumerate(cases):
+                if dtype == "f32":  # magnitudes 1e-3..1e7: the order of the additions matters
+                    x = (rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 8, shape)).astype(np.float32)
+                elif dtype in TYPES:
+                    x = random_values(rng, dtype, shape)
+                else:
+                    info = np.iinfo(NUMPY[dtype])
+                    x = rng.integers(info.min, info.max, shape, endpoint=True, dtype=NUMPY[dtype])
+                quants = (None, None)
+                if dtype in TYPES:
+                    q_in = random_params(rng, dtype)
+                    quants = (q_in, q_in if i % 3 == 0 else random_params(rng, dtype))
+                with self.subTest(dtype=dtype, shape=shape, axes=axes, keep_dims=keep_dims, quants=quants):
+                    name = "%s_%d" % (dtype, i)
+                    got = self.mean(name, mean_model(dtype, list(shape), axes, keep_dims, quants), x)
+                    assert_bit_exact(self, got, mean_oracle(x, axes, keep_dims, dtype, quants), dtype)
+                    ran += 1
+        self.assertEqual(ran, 6 * 18)
+
+    def test_mean_squared_error_chain(self):
+        # reduce_mean(squared_difference(a, b)) as the converter writes it: SQUARED_DIFFERENCE into
+        # an intermediate tensor, then MEAN over every axis (and over the last one, keep_dims).
+        rng = np.random.default_rng(41)
+        a32 = (rng.standard_normal((3, 5)) * 3).astype(np.float32)
+        b32 = (rng.standard_normal((5,)) * 3).astype(np.float32)
+        a8, b8 = random_values(rng, "i8", (3, 5)), random_values(rng, "i8", (5,))
+        for dtype, a, b, q in (("f32", a32, b32, (None, None, None, None)),
+                               ("i8", a8, b8, ((0.05, -3), (0.04, 10), (0.02, -128), (0.01, -100)))):
+            for axes, keep_dims in (([0, 1], False), ([-1], True)):
+                with self.subTest(dtype=dtype, axes=axes):
+                    d_shape = [3, 5]
+                    tensors = [tensor("a", [3, 5], dtype, q[0]), tensor("b", [5], dtype, q[1]),
+                               tensor("d", d_shape, dtype, q[2]),
+                               tensor("axis", [len(axes)], "i32", data=np.array(axes, np.int32)),
+                               tensor("loss", mean_shape(d_shape, axes, keep_dims), dtype, q[3])]
+                    ops = [op(SQUARED_DIFFERENCE, [0, 1], [2]),
+                           op(MEAN, [2, 3], [4], options=("ReducerOptions", {"keep_dims": keep_dims}))]
+                    name = "mse_%s_%d" % (dtype, len(axes))
+                    path = self.model(name, model_json(tensors, ops, [0, 1], [4]))
+                    files = self.run_model(path, {"a": a, "b": b}, name)
+                    if dtype == "f32":
+                        d = (a - b) * (a - b)
+                    else:
+                        d = quant_oracle("squared_difference", a, b, "i8", q[0], q[1], q[2])
+                    assert_bit_exact(self, files["loss.npy"], mean_oracle(d, axes, keep_dims, dtype, (q[2], q[3])),
+                                     dtype)
+
+    def test_check_line(self):
+        model = mean_model("i8", [2, 3, 4], [-1, 0, -1], True, ((0.5, 3), (0.25, -1)))
+        proc = self.run_ok(self.model("line", model))
+        self.assertEqual(proc.stdout.splitlines()[1:], [
+            "operator 0 MEAN: INT8 [2,3,4] (scale 0.5, zero point 3) over axes [-1,0,-1] -> "
+            "INT8 [1,3,1] (scale 0.25, zero point -1), keep_dims true: ok",
+            "check: 1 operator ok"])
+
+
 class TfliteOutputTest(TfliteTestCase):
     """-o DIR: the layout, staging, file names."""
 
@@ -991,6 +1205,44 @@ class TfliteErrorTest(TfliteTestCase):
             with self.subTest(name):
                 err = self.check_refused(model, expected, "check failed")
                 self.assertIn("operator 0 (", err)
+
+    def test_mean_checks(self):
+        q = (0.5, 0)
+        cases = {
+            "axis input": (mean_model("f32", [2, 3], [1], axis_input=True, out_shape=[2]),
+                           'the axis tensor "axis" is not a constant: sqdiff tflite needs the axes when it checks'),
+            "axis type": (mean_model("f32", [2, 3], [1], axis_dtype="i64", out_shape=[2]),
+                          "the axis tensor has type INT64, not one sqdiff tflite runs for MEAN (INT32)"),
+            "axis range": (mean_model("f32", [2, 3], [0, 2], out_shape=[2]),
+                           'axis 2 is outside [-2, 2) for the input\'s rank 2 (LiteRT: "Invalid axis index")'),
+            "negative range": (mean_model("f32", [2, 3], [-3], out_shape=[2]), "axis -3 is outside [-2, 2)"),
+            "output shape": (mean_model("f32", [2, 3], [1], keep_dims=True, out_shape=[2]),
+                             "the mean of [2,3] over axes [1] with keep_dims true has shape [2,1], but the output "
+                             'tensor "out" has shape [2]'),
+            "output type": (model_json([tensor("x", [2], "f32"), tensor("axis", [1], "i32", data=np.zeros(1)),
+                                        tensor("out", [], "i32")], [op(MEAN, [0, 1], [2])], [0], [2]),
+                            "the output has type INT32 and the input FLOAT32: LiteRT's MEAN writes the input's type"),
+            "float16": (mean_model("f16", [2], [0]), "the input has type FLOAT16, not one sqdiff tflite runs for MEAN"),
+            "no quantization": (mean_model("u8", [2], [0], quants=(q, None)),
+                                'tensor 2 "out" is UINT8 without quantization parameters'),
+            "scale": (mean_model("i8", [2], [0], quants=(q, (0.0, 0))),
+                      'tensor 2 "out" has scale 0; a scale must be a positive finite float32'),
+            "zero point": (mean_model("u8", [2], [0], quants=((0.5, 300), q)),
+                           'tensor 0 "x" (the input) has zero point 300, outside the range [0, 255] of UINT8'),
+            "int16 zero point": (mean_model("i16", [2], [0], quants=(q, (0.5, 4))),
+                                 'tensor 2 "out" (the output) has zero point 4: int16 tensors are quantized '
+                                 "symmetrically"),
+            "options": (model_json([tensor("x", [2], "f32"), tensor("axis", [1], "i32", data=np.zeros(1)),
+                                    tensor("out", [], "f32")],
+                                   [op(MEAN, [0, 1], [2], options=("SubOptions", {}))], [0], [2]),
+                        "its builtin options are of type 28, not ReducerOptions (27)"),
+            "inputs": (model_json([tensor("x", [2], "f32"), tensor("out", [], "f32")], [op(MEAN, [0], [1])], [0], [1]),
+                       "has 1 inputs and 1 outputs, expected 2 and 1"),
+        }
+        for name, (model, expected) in cases.items():
+            with self.subTest(name):
+                err = self.check_refused(model, "operator 0 (MEAN): " + expected, "check failed")
+                self.assertNotIn("operator 0 (MEAN): operator", err)
 
     def test_model_structure(self):
         f = "f32"

@@ -14,5 +14,6 @@ extern const OperatorKind kMinimum;
 extern const OperatorKind kSquare;             // square_op.cpp
 extern const OperatorKind kQuantize;           // quantize_ops.cpp
 extern const OperatorKind kDequantize;
+extern const OperatorKind kMean;               // mean_op.cpp: as LiteRT's reference kernel, not the exact mean
 
 }  // namespace sqdiff::tools::tflite::ops
