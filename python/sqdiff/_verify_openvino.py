@@ -173,8 +173,9 @@ class Runner:
             checks.append(_verify.Check(
                 index=index, name=name, kind=kind, dtype=type_name, runtime=out, expected=expected, inputs=inputs,
                 broadcast=mode + (" axis %d" % axis if mode == "pdpd" else ""),
-                executed_as=ran.get(name, "not in the runtime graph"),
-                unmodified_executed_as=plain_ran.get(name, "not in the runtime graph (folded, or fused away)")))
+                executed_as=ran.get(name),
+                unmodified_executed_as=plain_ran.get(name, None if name not in ran else
+                                                     "not in the runtime graph (folded, or fused away)")))
         outputs = []
         for position, port in enumerate(self.model.outputs):
             type_name = _type_name(port.get_element_type())
