@@ -334,3 +334,40 @@ def test_openvino_random_inputs_find_the_8_bit_squares():
     assert report.ops[0].differing > 32, report.text()
     report = sqdiff.verify(known_difference_model("subtract", ov.Type.i64, (64,)), random_seed=1)
     assert report.ops[0].differing > 60, report.text()
+
+
+def test_docs_verify_md_examples_run_as_written():
+    import doctest
+    import os
+    import re
+    import shlex
+    import subprocess
+    import sys
+    text = (ROOT / "docs" / "verify.md").read_text()
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(pathlib.Path(sqdiff.__file__).parents[1]), env.get("PYTHONPATH", "")])
+    ran = 0
+    for block in re.findall(r"```console\n(.*?)```", text, re.S):
+        command, expected, status = None, [], None
+        for line in block.splitlines() + ["$ end"]:
+            if not line.startswith("$ "):
+                expected.append(line)
+                continue
+            if command == "echo $?":
+                assert expected == [str(status)]
+            elif command is not None:
+                args = shlex.split(command)
+                assert args[:3] == ["python", "-m", "sqdiff.verify"]
+                done = subprocess.run([sys.executable, *args[1:]], cwd=ROOT, env=env, capture_output=True, text=True,
+                                      timeout=300)
+                status = done.returncode
+                assert done.stdout.splitlines() == expected, done.stderr
+                ran += 1
+            command, expected = line[2:], []
+    for block in re.findall(r"```pycon\n(.*?)```", text, re.S):
+        test = doctest.DocTestParser().get_doctest(block, {}, "verify.md", "docs/verify.md", 0)
+        runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+        runner.run(test)
+        assert runner.summarize(verbose=False).failed == 0
+        ran += 1
+    assert ran == 2
