@@ -32,6 +32,10 @@ def _openvino() -> Any:
     return openvino
 
 
+def _one_line(error: Exception) -> str:
+    return " | ".join(line.strip() for line in str(error).splitlines() if line.strip())
+
+
 def _type_name(element_type: Any) -> str:
     return element_type.get_type_name()
 
@@ -62,7 +66,7 @@ class Runner:
             try:
                 self.model = self.core.read_model(str(model))
             except RuntimeError as error:
-                raise _verify.Error("OpenVINO cannot read %s: %s" % (model, " | ".join(str(error).split("\n")))) from None
+                raise _verify.Error("OpenVINO cannot read %s: %s" % (model, _one_line(error))) from None
         self.instrumented = self.model.clone()
         ordered = self.instrumented.get_ordered_ops()
         original = self.model.get_ordered_ops()
@@ -116,7 +120,7 @@ class Runner:
             compiled = self.core.compile_model(model, self.device, self.properties)
         except RuntimeError as error:
             raise _verify.Error("OpenVINO's %s plugin cannot compile the model%s: %s"
-                                % (self.device, what, " | ".join(str(error).split("\n")))) from None
+                                % (self.device, what, _one_line(error))) from None
         request = compiled.create_infer_request()
         tensors = {}
         for position, port in enumerate(model.inputs):
