@@ -183,7 +183,7 @@ def test_a_flipped_bit_is_found_where_it_is(tflite_files, monkeypatch, capsys):
     assert _verify.main([str(tflite_files["f32"]), "--random", "1", "--resolver", "reference"]) == 3
     assert "DIFFERS: 1 of 64 elements, worst 8 ulps at [1,5]" in capsys.readouterr().out
     # An input of the operator read wrong makes its recomputation differ everywhere it reaches.
-    flip_one_bit(monkeypatch, 7, 0, 0)  # d: one step of int8 ... here one ulp of float32, element [0, 0]
+    flip_one_bit(monkeypatch, 7, 0, 0)  # d, an input of both: one ulp at element [0, 0]
     report = sqdiff.verify(tflite_files["f32"], random_seed=1, resolver="reference")
     assert [op.passed for op in report.ops] == [False, False]
     assert report.ops[0].position == (0, 0) and report.ops[0].worst == 1
