@@ -11,7 +11,7 @@ VENV is deleted and created again. The libraries are hidden in a private mount n
 (`unshare --mount`; `--user --map-root-user` too when not run as root): an empty file is
 bind-mounted over each, so that loading it fails as on a machine without the package. The check
 first makes sure that the hiding works (the libraries no longer load), then runs the wheel.
-It also checks the wheel's metadata: the extras `bf16` and `dask`. scripts/test.sh runs it in its
+It also checks the wheel's metadata: the extras `bf16`, `dask`, `litert` and `openvino`. scripts/test.sh runs it in its
 "python venv" stage on the wheel it built and repaired. Exits non-zero, naming what failed.
 """
 
@@ -33,7 +33,7 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HIDDEN_LIBRARIES = ("libhwy.so.1", "libpugixml.so.1")
 
 # The extras pyproject.toml declares, and what each must pull in.
-EXTRAS = {"bf16": "ml_dtypes", "dask": "dask[array]"}
+EXTRAS = {"bf16": "ml_dtypes", "dask": "dask[array]", "litert": "ai-edge-litert", "openvino": "openvino"}
 
 # Run by the venv's Python inside the namespace, from /, so that neither the source tree nor
 # Debian's /usr/local copy of the module can stand in for the installed wheel.

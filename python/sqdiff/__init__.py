@@ -96,6 +96,8 @@ except ImportError as _error:  # pragma: no cover - a source checkout without a 
 __all__ = [
     "CompareReport",
     "Error",
+    "VerifiedOp",
+    "VerifyReport",
     "__version__",
     "broadcast_shape",
     "compare",
@@ -112,6 +114,7 @@ __all__ = [
     "subtract_backward",
     "sum_squared_difference",
     "to_bfloat16_bits",
+    "verify",
 ]
 
 Error = _sqdiff.Error
@@ -120,6 +123,7 @@ Error.__module__ = "sqdiff"
 from . import _promotion, _weak_scalars  # noqa: E402 - needs Error
 from ._compare import CompareReport, compare  # noqa: E402 - needs Error
 from ._quantized import quantized_squared_difference, quantized_subtract  # noqa: E402 - int8/uint8/int16, SPEC 9
+from ._verify import VerifiedOp, VerifyReport, verify  # noqa: E402 - a model in LiteRT or OpenVINO, checked
 
 # The __future__ import also bound the name `annotations` (a feature object), which
 # dir(sqdiff) would list as public; the feature itself is the compiler's and stays.

@@ -39,6 +39,11 @@ GOOD = textwrap.dedent("""\
         sqdiff.subtract(a, np.zeros(4, np.float32))
     except sqdiff.Error as error:
         message: str = str(error)
+    def check(path: str) -> bool:
+        report: sqdiff.VerifyReport = sqdiff.verify(path, {"x": a}, runtime="litert", random_seed=1,
+                                                    resolver="reference")
+        ops: List[sqdiff.VerifiedOp] = report.ops
+        return report.passed and all(op.differing == 0 for op in ops)
 """)
 
 # Each line is one misuse that mypy must report: a wrong keyword value, a
@@ -54,6 +59,7 @@ BAD = textwrap.dedent("""\
     sqdiff.subtract(a, a, axes=0)
     sqdiff.mean_squared_difference(a)
     count: int = sqdiff.simd_target()
+    passed: str = sqdiff.verify("m.tflite").passed
 """)
 
 
@@ -88,5 +94,5 @@ def test_mypy_rejects_misuse(tmp_path):
     result = run_mypy(tmp_path, BAD)
     assert result.returncode == 1, result.stdout + result.stderr
     lines = [line for line in result.stdout.splitlines() if ": error:" in line]
-    # One error on each misuse line (6-10), none elsewhere.
-    assert sorted({int(line.split(":")[1]) for line in lines}) == [6, 7, 8, 9, 10], result.stdout
+    # One error on each misuse line (6-11), none elsewhere.
+    assert sorted({int(line.split(":")[1]) for line in lines}) == [6, 7, 8, 9, 10, 11], result.stdout

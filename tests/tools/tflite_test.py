@@ -1302,6 +1302,103 @@ class TfliteErrorTest(TfliteTestCase):
         self.assertIn("tflite", self.run_fails(status=2))
 
 
+class TfliteTensorsTest(TfliteTestCase):
+    """`--tensors DIR`: each operator computed on its own from DIR/<tensor index>.npy and the
+    model's constants (what sqdiff.verify checks a runtime's intermediate tensors against)."""
+
+    def mixed_model(self):
+        """t = ADD(x, y) (not run by sqdiff), d = SUB(t, y) relu, out = SQUARED_DIFFERENCE(d, c)
+        with c a constant, e = SUB(x, y) with TANH (refused), q = SQUARED_DIFFERENCE(qa, qb) int8."""
+        c = np.array([0.5, -1.5, 2.0], np.float32)
+        tensors = [tensor("x", [2, 3], "f32"), tensor("y", [3], "f32"), tensor("t", [2, 3], "f32"),
+                   tensor("d", [2, 3], "f32"), tensor("c", [3], "f32", data=c), tensor("out", [2, 3], "f32"),
+                   tensor("e", [2, 3], "f32"), tensor("qa", [4], "i8", (0.5, 1)), tensor("qb", [4], "i8", (0.25, -3)),
+                   tensor("q", [4], "i8", (0.125, -128))]
+        ops = [op(ADD, [0, 1], [2]), op(SUB, [2, 1], [3], "relu"), op(SQUARED_DIFFERENCE, [3, 4], [5]),
+               op(SUB, [0, 1], [6], options=("SubOptions", {"fused_activation_function": "TANH"})),
+               op(SQUARED_DIFFERENCE, [7, 8], [9])]
+        return self.model("mixed", model_json(tensors, ops, [0, 1, 7, 8], [5, 6, 9])), c
+
+    def tensors_json(self, *args):
+        return json.loads(self.run_ok(*args, "--json").stdout)
+
+    def test_each_operator_from_the_given_tensors(self):
+        path, c = self.mixed_model()
+        tensors = self.path("tensors")
+        os.mkdir(tensors)
+        rng = np.random.default_rng(3)
+        t = rng.normal(size=(2, 3)).astype(np.float32)
+        y = rng.normal(size=3).astype(np.float32)
+        # d is not SUB(t, y): each operator reads the given tensors, not another operator's result.
+        d = np.array([[1.0, -0.0, np.inf], [np.nan, 3.5, -2.25]], np.float32)
+        qa = np.array([-128, 0, 5, 127], np.int8)
+        qb = np.array([127, -3, 5, -128], np.int8)
+        for index, value in ((2, t), (1, y), (3, d), (7, qa), (8, qb), (4, np.zeros(3, np.float32))):
+            np.save(os.path.join(tensors, "%d.npy" % index), value)
+        out = self.path("out")
+        proc = self.run_ok(path, "--tensors", tensors, "-o", out)
+        self.assertEqual(self.listing(out), [".sqdiff-output", "operator_1.npy", "operator_2.npy", "operator_4.npy"])
+        assert_bit_exact(self, np.load(os.path.join(out, "operator_1.npy")), np.maximum(t - y, np.float32(0)), "f32")
+        # The constant c is the model's, not DIR/4.npy (zeros).
+        assert_bit_exact(self, np.load(os.path.join(out, "operator_2.npy")), np.square(d - c), "f32")
+        assert_bit_exact(self, np.load(os.path.join(out, "operator_4.npy")),
+                         quant_oracle("squared_difference", qa, qb, "i8", (0.5, 1), (0.25, -3), (0.125, -128)), "i8")
+        lines = proc.stdout.splitlines()
+        self.assertEqual(lines[0], path + ": TFLite schema version 3, subgraph 0 \"main\" of 1: 10 tensors, 5 operators")
+        self.assertEqual(lines[1], "operator 1 SUB: FLOAT32 [2,3] - FLOAT32 [3] -> FLOAT32 [2,3], activation RELU: "
+                                   "computed from %s/2.npy, %s/1.npy: %s/operator_1.npy" % (tensors, tensors, out))
+        self.assertEqual(lines[2], "operator 2 SQUARED_DIFFERENCE: FLOAT32 [2,3] vs FLOAT32 [3] constant -> "
+                                   "FLOAT32 [2,3]: computed from %s/3.npy: %s/operator_2.npy" % (tensors, out))
+        self.assertRegex(lines[3], r"^operator 3 SUB: .*: refused: operator 3 \(SUB\): .*TANH")
+        self.assertTrue(lines[4].startswith("operator 4 SQUARED_DIFFERENCE: INT8 [4] "), lines[4])
+        self.assertEqual(lines[5:], ["not run by sqdiff tflite: ADD x 1 (operator 0)",
+                                     "tensors: 3 computed, 0 ready, 0 skipped, 1 refused, 1 not run by sqdiff tflite"])
+
+    def test_json_report_and_missing_tensors(self):
+        path, _ = self.mixed_model()
+        tensors = self.path("tensors")
+        os.mkdir(tensors)
+        np.save(os.path.join(tensors, "3.npy"), np.ones((2, 3), np.float32))
+        np.save(os.path.join(tensors, "7.npy"), np.ones(4, np.int8))
+        # Without -o nothing is computed or written: the report says which operators could be.
+        report = self.tensors_json(path, "--tensors", tensors)
+        self.assertEqual(self.listing(), ["mixed.json", "mixed.tflite", "tensors"])
+        self.assertEqual(report["runs"], ["MAXIMUM", "MINIMUM", "MUL", "SQUARE", "SQUARED_DIFFERENCE", "SUB"])
+        self.assertEqual((report["model"], report["tensors"], report["output_dir"]), (path, tensors, None))
+        self.assertEqual([(o["index"], o["kind"], o["status"]) for o in report["operators"]],
+                         [(0, "ADD", "not run"), (1, "SUB", "skipped"), (2, "SQUARED_DIFFERENCE", "ready"),
+                          (3, "SUB", "refused"), (4, "SQUARED_DIFFERENCE", "skipped")])
+        self.assertEqual([report[k] for k in ("computed", "ready", "skipped", "refused", "not_run")], [0, 1, 2, 1, 1])
+        sub, sqd, tanh, qsqd = report["operators"][1:]
+        self.assertEqual((sub["inputs"], sub["outputs"], sub["read"], sub["missing"]), ([2, 1], [3], [2, 1], [2, 1]))
+        self.assertEqual((sqd["inputs"], sqd["read"], sqd["missing"], sqd["file"]), ([3, 4], [3], [], None))
+        self.assertEqual(qsqd["missing"], [8])
+        self.assertEqual(len(tanh["problems"]), 1)
+        self.assertIn("TANH", tanh["problems"][0])
+        self.assertEqual(sqd["summary"], "FLOAT32 [2,3] vs FLOAT32 [3] constant -> FLOAT32 [2,3]")
+        out = self.path("out")
+        report = self.tensors_json(path, "--tensors", tensors, "-o", out)
+        self.assertEqual(report["operators"][2]["status"], "computed")
+        self.assertEqual(report["operators"][2]["file"], os.path.join(out, "operator_2.npy"))
+        self.assertEqual(self.listing(out), [".sqdiff-output", "operator_2.npy"])
+
+    def test_refusals(self):
+        path, _ = self.mixed_model()
+        tensors = self.path("tensors")
+        os.mkdir(tensors)
+        np.save(os.path.join(tensors, "3.npy"), np.ones((2, 3), np.float64))
+        err = self.run_fails(path, "--tensors", tensors, "-o", self.path("out"))
+        self.assertIn('operator 2 (SQUARED_DIFFERENCE): tensor 3 "d": %s/3.npy holds f64 but the tensor is FLOAT32'
+                      % tensors, err)
+        self.assertFalse(os.path.exists(self.path("out")))  # nothing written
+        np.save(os.path.join(tensors, "3.npy"), np.ones((3, 2), np.float32))
+        self.assertIn("has shape [3,2] but the tensor has [2,3]", self.run_fails(path, "--tensors", tensors, "-o",
+                                                                                  self.path("out")))
+        self.assertIn("not a directory", self.run_fails(path, "--tensors", self.path("none")))
+        self.assertIn("excludes", self.run_fails(path, "--tensors", tensors, "--random", "1", status=2))
+        self.assertIn("requires", self.run_fails(path, "--json", status=2))
+
+
 class TfliteDocsTest(TfliteTestCase):
     """docs/tflite.md's console blocks, run in order in a scratch directory, print what the page
     shows (`flatc` lines make the models from examples/tflite/)."""
