@@ -22,10 +22,10 @@ from cases import DTYPES, SEED  # noqa: E402
 from compare import CATEGORY_TEXT  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-PEERS = ["openvino", "onnxruntime", "arrays", "litert", "openvino_ir", "litert_quantized"]
+PEERS = ["openvino", "onnxruntime", "arrays", "litert", "openvino_ir", "litert_quantized", "tflite_corpus"]
 MODULES = {"openvino": "openvino_peer", "onnxruntime": "onnxruntime_peer", "arrays": "array_peers",
            "litert": "litert_peer", "openvino_ir": "openvino_ir",
-           "litert_quantized": "litert_quantized_peer"}
+           "litert_quantized": "litert_quantized_peer", "tflite_corpus": "corpus_peer"}
 SIGNATURE_KEYS = ("result", "elements", "differing", "categories", "max_ulps", "refused_cases")
 
 

@@ -89,9 +89,8 @@ def _child(runner, jobs, start, log, connection):
     os.dup2(log, 2)
     for i in range(start, len(jobs)):
         os.write(2, f"\n{MARK}{i}\n".encode())
-        model, a, b = jobs[i]
         try:
-            output, delegated = runner(model, a, b)
+            output, delegated = runner(*jobs[i])
             connection.send(("ran", output, delegated))
         except Exception as error:  # noqa: BLE001 - the runtime refuses the model: recorded
             connection.send(("refused", _plain(f"{type(error).__name__}: {error}")))
@@ -106,7 +105,8 @@ def _abort_text(path, index):
 
 def run_isolated(runtime, jobs):
     """For each (model, a, b): ("ran", output, whether a delegate took the op), ("refused", error
-    text) or ("aborted", the signal and the last line the runtime printed)."""
+    text) or ("aborted", the signal and the last line the runtime printed). runtime: a name of
+    RUNNERS, or a function called with each job's items (corpus_peer.py's runners)."""
     context = multiprocessing.get_context("fork")
     results = []
     with tempfile.TemporaryDirectory() as work:
@@ -115,7 +115,8 @@ def run_isolated(runtime, jobs):
             start = len(results)
             log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
             receive, send = context.Pipe(duplex=False)
-            process = context.Process(target=_child, args=(RUNNERS[runtime], jobs, start, log, send))
+            runner = RUNNERS[runtime] if isinstance(runtime, str) else runtime
+            process = context.Process(target=_child, args=(runner, jobs, start, log, send))
             process.start()
             send.close()
             os.close(log)

@@ -113,7 +113,10 @@ python_venv
 # The compatibility suite (issue 15): the peers pinned in requirements/peers.txt (OpenVINO, ONNX
 # Runtime, LiteRT) installed into build-peers/venv, a venv of Debian's Python that also sees its
 # NumPy and PyTorch; then tests/peers against the release build's module and program. Fails when
-# sqdiff's agreement with any peer changes (docs/COMPATIBILITY.md).
+# sqdiff's agreement with any peer changes (docs/COMPATIBILITY.md). Before them,
+# scripts/converter_corpus.sh installs TensorFlow into build-peers/converter-venv and has its converter
+# write the .tflite corpus, and downloads the pinned mediapipe wheel for its models (issue 32): about
+# 25 s more on 2 cores (19 s install from pip's cache, 6 s converting; 16 s install without a cache).
 stage "peers" bash scripts/compatibility.sh --check build || true
 
 # ThreadSanitizer over the tests that run calls on several threads (the pool,

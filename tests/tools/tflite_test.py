@@ -1280,6 +1280,27 @@ class TfliteErrorTest(TfliteTestCase):
             with self.subTest(name):
                 self.check_refused(model, expected)
 
+    def test_sparse_constant(self):
+        """A constant with `sparsity` holds only its stored values (mediapipe's
+        face_detection_full_range_sparse.tflite: FLOAT16 [8,1,1,32] in 154 bytes): read as such,
+        not refused for its size; its values are not read."""
+        f = "f32"
+        stored = np.array([1.5, -2.0], np.float32)  # 8 bytes for a [4] constant
+        w = tensor("w", [4], f, data=stored, sparsity={})
+        densify = model_json([tensor("a", [4], f), w, tensor("wd", [4], f), tensor("o", [4], f)],
+                             [op(124, [1], [2]), op(SUB, [0, 2], [3])], [0], [3])
+        proc = run(["tflite", self.model("densify", densify)])
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        self.assertIn("operator 1 SUB: FLOAT32 [4] - FLOAT32 [4] -> FLOAT32 [4], activation NONE: ok", proc.stdout)
+        self.assertIn("not run by sqdiff tflite: DENSIFY x 1 (operator 0)", proc.stdout)
+        self.assertNotIn("bytes", proc.stderr)
+        # An operator sqdiff runs that reads the sparse constant itself: refused when it runs.
+        direct = model_json([tensor("a", [4], f), w, tensor("o", [4], f)], [op(SUB, [0, 1], [2])], [0], [2])
+        path = self.model("direct", direct)
+        self.assertIn("check: 1 operator ok", run(["tflite", path]).stdout)
+        self.check_refused(path, 'tensor 1 "w" is a sparse constant (LiteRT\'s DENSIFY expands it), which sqdiff '
+                                 "tflite does not read")
+
     def test_inputs(self):
         path = self.good_model()
         a = self.save("a.npy", np.zeros(3, np.int8))

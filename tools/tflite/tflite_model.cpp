@@ -107,6 +107,7 @@ class Reader {
       info.type = t->type();
       info.dtype = dtype_of(info.type);
       info.is_variable = t->is_variable();
+      info.sparse = t->sparsity() != nullptr;
       if (t->shape() != nullptr) {
         if (t->shape()->size() > kMaxRank) {
           fail(where + "rank " + std::to_string(t->shape()->size()) + " is more than sqdiff runs (" +
@@ -180,6 +181,9 @@ class Reader {
     if (bytes == 0) return;  // an empty buffer: the tensor is not a constant
     info.has_data = true;
     if (!info.dtype) return;  // a constant of a type sqdiff does not read: named if an operator uses it
+    // A sparse constant's buffer holds its stored values only (fewer bytes than its shape
+    // needs): not read, and named if an operator sqdiff runs uses it.
+    if (info.sparse) return;
     const std::optional<int64_t> expected = byte_count(info.shape, sqdiff::dtype_size(*info.dtype));
     if (!expected || *expected > limits_.max_tensor_bytes) {
       fail(where + "a constant of " + std::to_string(bytes) + " bytes whose shape is too large");

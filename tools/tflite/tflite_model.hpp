@@ -62,6 +62,7 @@ struct TensorInfo {
   // A constant: its bytes (checked against shape and type), 64-byte aligned.
   std::shared_ptr<const void> constant;
   bool has_data = false;  // its buffer holds bytes (a constant, whatever its type)
+  bool sparse = false;    // a sparse constant (Tensor.sparsity): its bytes are not read
   bool is_variable = false;
 };
 

@@ -102,8 +102,13 @@ class Runner {
   const ir::Tensor& value(int32_t t) const {
     const std::optional<ir::Tensor>& v = values_[static_cast<std::size_t>(t)];
     // The check makes sure every operand has a value; a constant of a type
-    // sqdiff does not read is the one that can still lack one here.
+    // sqdiff does not read, or a sparse one, is what can still lack one here.
     if (!v) {
+      const TensorInfo& info = model_.tensors[static_cast<std::size_t>(t)];
+      if (info.sparse && info.dtype) {
+        throw TfliteError(model_.path + ": " + model_.describe_tensor(t) +
+                          " is a sparse constant (LiteRT's DENSIFY expands it), which sqdiff tflite does not read");
+      }
       throw TfliteError(model_.path + ": " + model_.describe_tensor(t) + " holds " +
                         tensor_type_name(model_.tensors[static_cast<std::size_t>(t)].type) +
                         " data, which sqdiff tflite does not read");
