@@ -40,7 +40,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 # Operator kinds that converter-made models hold and `sqdiff tflite` cannot run yet. The one
 # place to change when sqdiff learns a kind (QUANTIZE, DEQUANTIZE and MEAN are on their way).
-KINDS_SQDIFF_LACKS = ("DEQUANTIZE", "MEAN", "QUANTIZE", "RELU6")
+KINDS_SQDIFF_LACKS = ()
 
 RUNTIMES = ("litert-reference", "litert-default", "tflite-micro")
 TITLES = litert_quantized_peer.TITLES

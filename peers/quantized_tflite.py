@@ -30,6 +30,11 @@ OPS = {  # op: (builtin code, options type, options class)
     "dequantize": (schema.BuiltinOperator.DEQUANTIZE, schema.BuiltinOptions.DequantizeOptions,
                    schema.DequantizeOptionsT),
     "mean": (schema.BuiltinOperator.MEAN, schema.BuiltinOptions.ReducerOptions, schema.ReducerOptionsT),
+    # The activations as operators of their own, which take no options table.
+    "relu": (schema.BuiltinOperator.RELU, None, None),
+    "relu6": (schema.BuiltinOperator.RELU6, None, None),
+    "relu_n1_to_1": (schema.BuiltinOperator.RELU_N1_TO_1, None, None),
+    "relu_0_to_1": (schema.BuiltinOperator.RELU_0_TO_1, None, None),
 }
 
 
@@ -61,6 +66,8 @@ def _version(operator, tensors):
         return 2 if tensors[operator.output].dtype == "i16" else 1
     if operator.op == "dequantize":
         return {"i8": 2, "i16": 3, "f16": 3}.get(dtype, 1)
+    if operator.op.startswith("relu"):  # the reference resolver registers RELU_N1_TO_1 and RELU_0_TO_1 at 1 only
+        return {"i8": 2, "u8": 2, "i16": 3}.get(dtype, 1) if operator.op in ("relu", "relu6") else 1
     rank = max(len(tensors[name].shape) for name in (*operator.inputs, operator.output))
     broadcasts = tensors[operator.inputs[0]].shape != tensors[operator.inputs[1]].shape
     if operator.op == "squared_difference":
@@ -111,8 +118,8 @@ def model(tensors, operators, inputs, outputs, description="sqdiff peers: quanti
         operator.opcodeIndex = codes.index(key)
         operator.inputs = [index[name] for name in op.inputs]
         operator.outputs = [index[op.output]]
-        if op.op == "mean" and op.keep_dims is None:
-            operator_objects.append(operator)  # no options table: LiteRT's zeroed parameters
+        if options_class is None or (op.op == "mean" and op.keep_dims is None):
+            operator_objects.append(operator)  # no options table (MEAN: LiteRT's zeroed parameters)
             continue
         operator.builtinOptionsType = options_type
         options = options_class()

@@ -502,3 +502,70 @@ def test_mean_squared_error_chain_matches_litert(tmp_path):
         if dtype == "f32":  # LiteRT's float32 sum in its order, not the library's exactly rounded mean
             exact = sqdiff.mean_squared_difference(inputs["a"], inputs["b"])
             print(f"mean squared error: LiteRT and sqdiff tflite {got!r}, sqdiff.mean_squared_difference {exact!r}")
+
+
+# --- RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1 as operators (issue 32: the converter's clip_by_value) --
+
+RELU_KINDS = {"relu": ("f32", "i8", "u8", "i16"), "relu6": ("f32", "i8", "u8", "i16"),
+              "relu_n1_to_1": ("f32", "i8", "u8"), "relu_0_to_1": ("f32", "i8", "u8")}
+
+
+def _relu_cases():
+    """(model, inputs, kind, dtype): per kind and type, models of 8 operators each on every stored
+    value of an 8-bit type (int16 and float32: specials, values at and around the bounds, random
+    ones), with random scales (a tenth of them equal in and out, powers of two apart, or far apart)
+    and zero points at the type's ends half the time."""
+    rng = np.random.default_rng(33)
+    cases = []
+    for kind, dtypes in RELU_KINDS.items():
+        for dtype in dtypes:
+            for model_index in range(3):
+                tensors, operators, arrays = [], [], {}
+                for i in range(8):
+                    if dtype == "f32":
+                        x = np.concatenate([np.float32([np.nan, -np.nan, -0.0, 0.0, -1.0, 1.0, 6.0, 6.000001,
+                                                        -1.0000001, 0.99999994, np.inf, -np.inf, 1e-45]),
+                                            (rng.standard_normal(64) * 5).astype(np.float32)])
+                        qin = qout = None
+                    else:
+                        low, high = RANGES[dtype]
+                        x = (np.arange(low, high + 1) if dtype != "i16" else
+                             np.concatenate([[low, high, 0, 1, -1], rng.integers(low, high, 500, endpoint=True)]))
+                        x = x.astype(qt.NUMPY[dtype])
+
+                        def zp():
+                            if dtype == "i16":
+                                return 0
+                            return int(rng.choice([low, high])) if rng.random() < 0.5 else int(
+                                rng.integers(low, high, endpoint=True))
+                        s_in = float(np.float32(10.0 ** rng.uniform(-3, 0)))
+                        pick = rng.random()
+                        s_out = (s_in if pick < 0.1 else float(np.float32(s_in * 2.0 ** int(rng.integers(-6, 7))))
+                                 if pick < 0.3 else float(np.float32(10.0 ** rng.uniform(-3, 0))))
+                        qin, qout = (s_in, zp()), (s_out, zp())
+                    tensors += [qt.Tensor(f"x{i}", x.shape, dtype, qin), qt.Tensor(f"y{i}", x.shape, dtype, qout)]
+                    operators.append(qt.Operator(kind, (f"x{i}",), f"y{i}"))
+                    arrays[f"x{i}"] = x
+                model = qt.model(tensors, operators, list(arrays), [o.output for o in operators],
+                                 f"sqdiff peers: {kind} {dtype} {model_index}")
+                cases.append((model, arrays, kind, dtype))
+    return cases
+
+
+def test_relu_kinds_match_litert_reference_kernels(tmp_path):
+    elements = differing = 0
+    for i, (model, arrays, kind, dtype) in enumerate(_relu_cases()):
+        expected = _litert_reference(model, arrays)
+        work = tmp_path / str(i)
+        work.mkdir()
+        code, out_dir, text = sqdiff_tflite(work, model, arrays)
+        assert code == 0, (kind, dtype, text)
+        for name, want in expected.items():
+            got = np.load(out_dir / f"{name}.npy")
+            bits = {1: np.uint8, 2: np.uint16, 4: np.uint32}[want.dtype.itemsize]
+            wrong = int(np.count_nonzero(got.view(bits) != want.view(bits)))
+            assert wrong == 0, (kind, dtype, name, got, want)
+            elements += want.size
+            differing += wrong
+    print(f"RELU kinds: {elements} elements, {differing} differing from LiteRT's BUILTIN_REF")
+    assert elements > 50000 and differing == 0

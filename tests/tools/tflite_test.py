@@ -37,6 +37,7 @@ NUMPY = {"f32": np.float32, "i32": np.int32, "u8": np.uint8, "i16": np.int16, "i
          "f16": np.float16}
 SUB, SQUARED_DIFFERENCE, ADD, CUSTOM = 41, 99, 0, 32
 MUL, MAXIMUM, MINIMUM, SQUARE, MEAN = 18, 55, 57, 92, 40
+RELU, RELU_N1_TO_1, RELU6, RELU_0_TO_1 = 19, 20, 21, 152
 QUANTIZE, DEQUANTIZE = 114, 6
 
 
@@ -411,6 +412,47 @@ class TfliteRunTest(TfliteTestCase):
         got = self.run_model(self.model("square", model), {"x": x}, "square")["out.npy"]
         with np.errstate(over="ignore"):
             assert_bit_exact(self, got, x * x, "f32")
+
+    def test_relu_operators_against_an_oracle(self):
+        # The activations as operators of their own (the converter's clip_by_value): float32
+        # `x > hi ? hi : (x < lo ? lo : x)`, NaN and -0 kept; quantized, LiteRT's QuantizedReluX:
+        # zp_out + MultiplyByQuantizedMultiplier(x - zp_in, QuantizeMultiplier(float32(s_in / s_out)))
+        # clamped to the bounds zp_out + roundf(bound / s_out), within the type.
+        bounds = {RELU: (0.0, math.inf), RELU_N1_TO_1: (-1.0, 1.0), RELU6: (0.0, 6.0), RELU_0_TO_1: (0.0, 1.0)}
+        x = np.float32([np.nan, -0.0, 0.0, -1.5, -1.0, 0.5, 1.0, 1.0000001, 5.9999995, 6.0, 7.0, np.inf, -np.inf])
+        for code, (lo, hi) in bounds.items():
+            with self.subTest(code=code, dtype="f32"):
+                model = model_json([tensor("x", [13], "f32"), tensor("y", [13], "f32")], [op(code, [0], [1])], [0], [1])
+                got = self.run_model(self.model("relu%d" % code, model), {"x": x}, "relu%d" % code)["y.npy"]
+                expected = [v if math.isnan(v) else hi if v > hi else lo if v < lo else v for v in x.tolist()]
+                self.assertEqual(got.view(np.uint32)[1], 0x80000000)  # -0 stays -0
+                self.assertTrue(np.isnan(got[0]))
+                self.assertEqual(got[1:].tolist(), [float(np.float32(v)) for v in expected[1:]])
+        rng = np.random.default_rng(19)
+        for code, (lo, hi) in bounds.items():
+            for dtype in ("i8", "u8", "i16") if code in (RELU, RELU6) else ("i8", "u8"):
+                low, high = TYPES[dtype][1], TYPES[dtype][2]
+                for case in range(4):
+                    s_in = float(np.float32(10.0 ** rng.uniform(-3, 0)))
+                    s_out = s_in if case == 0 else float(np.float32(10.0 ** rng.uniform(-3, 0)))
+                    zp_in = 0 if dtype == "i16" else int(rng.integers(low, high, endpoint=True))
+                    zp_out = 0 if dtype == "i16" else [low, high, int(rng.integers(low, high, endpoint=True))][case % 3]
+                    values = (np.arange(low, high + 1) if dtype != "i16" else
+                              rng.integers(low, high, 2000, endpoint=True)).astype(NUMPY[dtype])
+                    name = "relu%d_%s_%d" % (code, dtype, case)
+                    with self.subTest(name=name, s_in=s_in, s_out=s_out, zp_in=zp_in, zp_out=zp_out):
+                        model = model_json([tensor("x", values.shape, dtype, (s_in, zp_in)),
+                                            tensor("y", values.shape, dtype, (s_out, zp_out))],
+                                           [op(code, [0], [1])], [0], [1])
+                        got = self.run_model(self.model(name, model), {"x": values}, name)["y.npy"]
+                        m, e = quantize_multiplier(float(np.float32(s_in) / np.float32(s_out)), False)
+                        q_lo = max(low, zp_out + round_half_away(float(np.float32(lo) / np.float32(s_out))))
+                        q_hi = high if math.isinf(hi) else min(
+                            high, zp_out + round_half_away(float(np.float32(hi) / np.float32(s_out))))
+                        left, right = max(e, 0), max(-e, 0)
+                        expected = [min(q_hi, max(q_lo, zp_out + rdbpot(srdhm((int(v) - zp_in) << left, m), right)))
+                                    for v in values.tolist()]
+                        self.assertEqual(got.tolist(), expected)
 
     def test_float32_and_int32(self):
         rng = np.random.default_rng(3)
@@ -1384,7 +1426,8 @@ class TfliteTensorsTest(TfliteTestCase):
         # Without -o nothing is computed or written: the report says which operators could be.
         report = self.tensors_json(path, "--tensors", tensors)
         self.assertEqual(self.listing(), ["mixed.json", "mixed.tflite", "tensors"])
-        self.assertEqual(report["runs"], ["MAXIMUM", "MINIMUM", "MUL", "SQUARE", "SQUARED_DIFFERENCE", "SUB"])
+        self.assertEqual(report["runs"], ["DEQUANTIZE", "MAXIMUM", "MEAN", "MINIMUM", "MUL", "QUANTIZE", "RELU", "RELU6",
+                                          "RELU_0_TO_1", "RELU_N1_TO_1", "SQUARE", "SQUARED_DIFFERENCE", "SUB"])
         self.assertEqual((report["model"], report["tensors"], report["output_dir"]), (path, tensors, None))
         self.assertEqual([(o["index"], o["kind"], o["status"]) for o in report["operators"]],
                          [(0, "ADD", "not run"), (1, "SUB", "skipped"), (2, "SQUARED_DIFFERENCE", "ready"),

@@ -9,14 +9,6 @@
 namespace sqdiff::tools::tflite {
 namespace {
 
-std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
-
-std::string float_text(float v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.9g", static_cast<double>(v));
-  return buffer;
-}
-
 std::string type_list(std::initializer_list<int32_t> types) {
   std::string text;
   for (const int32_t t : types) text += (text.empty() ? "" : ", ") + tensor_type_name(t);
@@ -24,6 +16,12 @@ std::string type_list(std::initializer_list<int32_t> types) {
 }
 
 }  // namespace
+
+std::string float_text(float v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.9g", static_cast<double>(v));
+  return buffer;
+}
 
 std::string shape_text(const sqdiff::Shape& shape) {
   std::string s = "[";

@@ -26,6 +26,8 @@ struct OpCheck {
 std::string tensor_summary(const TensorInfo& t);
 // "[2,3]"
 std::string shape_text(const sqdiff::Shape& shape);
+// A float32 in 9 significant digits, which read back as it ("0.0500000007").
+std::string float_text(float v);
 // LiteRT's name of an activation ("RELU6").
 std::string activation_name(FusedActivation activation);
 

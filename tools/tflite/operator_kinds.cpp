@@ -12,9 +12,10 @@ namespace sqdiff::tools::tflite {
 namespace {
 
 // Every kind once; the order is the names' in messages (alphabetical).
-const std::array<const OperatorKind*, 9> kKinds = {&ops::kDequantize, &ops::kMaximum, &ops::kMean,
-                                                   &ops::kMinimum,    &ops::kMul,     &ops::kQuantize,
-                                                   &ops::kSquare,     &ops::kSquaredDifference, &ops::kSub};
+const std::array<const OperatorKind*, 13> kKinds = {
+    &ops::kDequantize, &ops::kMaximum,  &ops::kMean,   &ops::kMinimum, &ops::kMul,
+    &ops::kQuantize,   &ops::kRelu,     &ops::kRelu6,  &ops::kRelu0To1, &ops::kReluN1To1,
+    &ops::kSquare,     &ops::kSquaredDifference, &ops::kSub};
 
 std::shared_ptr<void> allocate(std::size_t bytes) {
   void* p = ::operator new(std::max<std::size_t>(bytes, 1), std::align_val_t{64});

@@ -19,8 +19,6 @@ namespace {
 // (1 is the placeholder its writer leaves before the offsets are known).
 constexpr uint64_t kNoExternalOffset = 1;
 
-std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
-
 std::shared_ptr<void> aligned_copy(const void* data, std::size_t bytes) {
   const std::size_t size = bytes == 0 ? 1 : bytes;
   void* p = ::operator new(size, std::align_val_t{64});
@@ -283,6 +281,8 @@ class Reader {
 };
 
 }  // namespace
+
+std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
 
 std::string tensor_type_name(int32_t type) {
   static const char* const names[] = {"FLOAT32", "FLOAT16", "INT32", "UINT8",  "INT64",     "STRING",  "BOOL",

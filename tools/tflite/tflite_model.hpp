@@ -112,6 +112,9 @@ Model load_model(const std::string& path, const ReadLimits& limits = {});
 // from `bytes`.
 Model parse_model(const void* bytes, std::size_t size, const std::string& path, const ReadLimits& limits = {});
 
+// "\"name\"": a name from the file in quotes, for messages (written escaped, path_text.hpp).
+std::string in_quotes(const std::string& s);
+
 // LiteRT's name of a TensorType value ("INT8"), or "type 42".
 std::string tensor_type_name(int32_t type);
 

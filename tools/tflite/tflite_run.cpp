@@ -24,8 +24,6 @@ constexpr int64_t kMaxRandomBytes = int64_t{1} << 30;
 // Operators named in an unsupported kind's line before "and N more".
 constexpr std::size_t kOperatorsNamed = 8;
 
-std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
-
 std::string plural(std::size_t n, const std::string& word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }

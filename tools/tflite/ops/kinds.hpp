@@ -11,6 +11,10 @@ extern const OperatorKind kSquaredDifference;  // squared_difference, quantized 
 extern const OperatorKind kMul;                // broadcast_binary_ops.cpp
 extern const OperatorKind kMaximum;
 extern const OperatorKind kMinimum;
+extern const OperatorKind kRelu;               // relu_ops.cpp
+extern const OperatorKind kReluN1To1;
+extern const OperatorKind kRelu6;
+extern const OperatorKind kRelu0To1;
 extern const OperatorKind kSquare;             // square_op.cpp
 extern const OperatorKind kQuantize;           // quantize_ops.cpp
 extern const OperatorKind kDequantize;

@@ -44,6 +44,7 @@
 
 #include "tflite/ops/element_walk.hpp"
 #include "tflite/ops/kinds.hpp"
+#include "tflite/ops/litert_integer.hpp"
 
 namespace sqdiff::tools::tflite::ops {
 namespace {
@@ -52,14 +53,6 @@ using namespace tensor_type;
 
 constexpr uint8_t kReducerOptions = 27;
 constexpr std::size_t kAxesShown = 16;  // axis values a summary lists before "..."
-
-std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
-
-std::string float_text(float v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.9g", static_cast<double>(v));
-  return buffer;
-}
 
 // The axis tensor's values, read in place (an INT32 constant; the check
 // made sure): a hostile file's long list costs no copy.
@@ -271,41 +264,6 @@ void mean_integer(const OperatorCall& call, const ir::Tensor& x, const std::vect
   }
 }
 
-// QuantizeMultiplier (quantization_util.cc, no TFLITE_SINGLE_ROUNDING).
-void quantize_multiplier(double real, int32_t& multiplier, int& shift) {
-  multiplier = 0;
-  shift = 0;
-  if (real == 0.0) return;
-  const double q = std::frexp(real, &shift);
-  auto fixed = static_cast<int64_t>(std::round(q * static_cast<double>(int64_t{1} << 31)));
-  if (fixed == int64_t{1} << 31) {
-    fixed /= 2;
-    ++shift;
-  }
-  if (shift < -31) {
-    shift = 0;
-    fixed = 0;
-  }
-  multiplier = static_cast<int32_t>(fixed);
-}
-
-// MultiplyByQuantizedMultiplier(int32_t, ...), double rounding (common.cc):
-// RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(x * (1 << left), m),
-// right). The int32 product wraps, and the shift count is taken modulo 32,
-// as LiteRT's build computes them. `multiplier` is non-negative, so SRDHM's
-// one saturating case (both INT32_MIN) never arises.
-int32_t multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, int shift) {
-  const int left = shift > 0 ? shift : 0;
-  const int right = shift > 0 ? 0 : -shift;  // 0..31
-  const auto shifted = static_cast<int32_t>(static_cast<uint32_t>(x) << (left & 31));
-  const int64_t product = static_cast<int64_t>(shifted) * multiplier;
-  const auto high = static_cast<int32_t>((product + (int64_t{1} << 30)) >> 31);  // floor: SRDHM's nudge
-  const int64_t mask = (int64_t{1} << right) - 1;
-  const int64_t remainder = high & mask;
-  const int64_t threshold = (mask >> 1) + (high < 0 ? 1 : 0);
-  return static_cast<int32_t>((static_cast<int64_t>(high) >> right) + (remainder > threshold ? 1 : 0));
-}
-
 // reference_ops::QuantizedMeanOrSum<T, int32_t>, compute_sum false.
 template <typename T>
 void mean_quantized(const OperatorCall& call, const ir::Tensor& x, const std::vector<std::size_t>& axes, uint64_t n,
@@ -313,15 +271,13 @@ void mean_quantized(const OperatorCall& call, const ir::Tensor& x, const std::ve
   const sqdiff::QuantParams qin = *call.input_info(0).quant;
   const sqdiff::QuantParams qout = *call.output_info().quant;
   // PrepareMeanOrSum.
-  int32_t multiplier = 0;
-  int shift = 0;
-  quantize_multiplier(static_cast<double>(qin.scale) / static_cast<double>(qout.scale), multiplier, shift);
+  Multiplier multiplier = quantize_multiplier(static_cast<double>(qin.scale) / static_cast<double>(qout.scale));
   // The 1/n folded into the multiplier.
   int fold = std::bit_width(n) - 1;
   fold = std::min(fold, 32);
-  fold = std::min(fold, 31 + shift);
-  multiplier = static_cast<int32_t>((static_cast<int64_t>(multiplier) << fold) / static_cast<int64_t>(n));
-  shift -= fold;
+  fold = std::min(fold, 31 + multiplier.shift);
+  multiplier.m = static_cast<int32_t>((static_cast<int64_t>(multiplier.m) << fold) / static_cast<int64_t>(n));
+  multiplier.shift -= fold;
 
   std::vector<uint32_t> sums = accumulators<uint32_t>(call, count);
   const auto* in = static_cast<const T*>(x.data);
@@ -330,13 +286,10 @@ void mean_quantized(const OperatorCall& call, const ir::Tensor& x, const std::ve
   });
   const auto offset = static_cast<uint32_t>(static_cast<uint64_t>(static_cast<int64_t>(qin.zero_point) *
                                                                   static_cast<int64_t>(n)));
-  const auto lo = static_cast<int32_t>(std::numeric_limits<T>::min());
-  const auto hi = static_cast<int32_t>(std::numeric_limits<T>::max());
   for (int64_t k = 0; k < count; ++k) {
     const auto shifted_sum = static_cast<int32_t>(sums[static_cast<std::size_t>(k)] - offset);
-    const int32_t scaled = multiply_by_quantized_multiplier(shifted_sum, multiplier, shift);
-    const auto value = static_cast<int32_t>(static_cast<uint32_t>(scaled) + static_cast<uint32_t>(qout.zero_point));
-    out[k] = static_cast<T>(std::clamp(value, lo, hi));
+    const int32_t scaled = multiply_by_quantized_multiplier(shifted_sum, multiplier);
+    out[k] = static_cast<T>(clamp_to<T>(wrapping_add(scaled, qout.zero_point)));
   }
 }
 
