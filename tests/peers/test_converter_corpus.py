@@ -96,14 +96,21 @@ def test_sqdiff_refuses_exactly_the_models_with_a_kind_it_lacks(made):
 
 def test_sqdiff_runs_what_the_reference_kernels_refuse_only_as_tflite_micro_does(made):
     """int16 SQUARED_DIFFERENCE (the 16x8 recipes): LiteRT refuses it, sqdiff computes SPEC 9,
-    and TFLite-Micro gives the same elements."""
+    and TFLite-Micro gives the same elements, but after a RELU6 whose output is quantized otherwise
+    than its input, which TFLite-Micro does not rescale (the rule corpus_peer.explanations names)."""
     alone = [name for name, record in made.items() if record["sqdiff"] == "ran" and record["reference"] != "ran"]
     assert alone
+    compared = 0
     for name in alone:
         record = made[name]
         assert "SquaredDifference only supports FLOAT32 and INT32 now, got 7" in record["reference"], name
         micro = record["tflite-micro"]
-        assert micro["against"] == "sqdiff" and micro["differing"] == 0 and micro["elements"] > 0, (name, micro)
+        assert micro["against"] == "sqdiff" and micro["elements"] > 0, (name, micro)
+        if record.get("rescaling_relu6"):
+            continue
+        assert micro["differing"] == 0, (name, micro)
+        compared += 1
+    assert compared > 0
 
 
 def test_the_notes_explain_every_difference_of_the_other_runtimes(made):
