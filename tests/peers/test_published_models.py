@@ -64,3 +64,49 @@ def test_the_report_is_one_line_per_kind_and_the_exit_status_says_whether_it_run
             assert "cannot run" in record["last_error"], (name, record["last_error"])
     customs = {kind for record in published.values() for kind in record["kinds"] if kind.startswith("CUSTOM ")}
     assert customs and all(kind.startswith('CUSTOM "') and kind.endswith('"') and len(kind) > 9 for kind in customs)
+
+
+# --- sqdiff.verify in LiteRT on the published models (issue 32, item 4) ---------------------------
+
+def _verify_all(resolver):
+    """{model: VerifyReport}, and {model: error} for those LiteRT cannot run with this resolver."""
+    import sqdiff
+    reports, errors = {}, {}
+    for path in corpus_peer.published_files():
+        try:
+            reports[path.name] = sqdiff.verify(str(path), random_seed=1, resolver=resolver)
+        except RuntimeError as error:  # LiteRT's own refusal, passed on as it is
+            errors[path.name] = str(error)
+    return reports, errors
+
+
+def test_verify_finds_the_reference_kernels_identical_to_sqdiff():
+    """With LiteRT's reference kernels every operator sqdiff runs (their DEQUANTIZE of float16
+    weights, MEAN, RELU) is recomputed from LiteRT's own input tensors and identical; the models
+    LiteRT cannot run there are those with custom operators only the default resolver has."""
+    reports, errors = _verify_all("reference")
+    assert all("unresolved custom op" in e for e in errors.values()), errors
+    assert len(reports) >= 10
+    kinds = collections.Counter(op.kind for r in reports.values() for op in r.ops)
+    assert kinds["DEQUANTIZE"] > 1000 and kinds["MEAN"] > 0, kinds
+    for name, report in reports.items():
+        assert report.passed, (name, [op.to_dict() for op in report.ops if op.differing][:3])
+        assert not report.skipped, (name, report.skipped[:3])
+
+
+def test_verify_finds_xnnpacks_means_a_last_place_apart():
+    """With the default resolver (the XNNPACK delegate) the only differences are MEANs the delegate
+    took, one last place apart (it adds in its own order and multiplies by 1/n, as the converter
+    corpus shows too), and the DEQUANTIZE of static weights is skipped, named: the delegate folds it
+    into the operators that read it and never writes its output."""
+    reports, errors = _verify_all("default")
+    assert all("unresolved custom op" in e for e in errors.values()), errors
+    differing = [(name, op) for name, r in reports.items() for op in r.ops if op.differing]
+    assert differing
+    for name, op in differing:
+        assert op.kind == "MEAN" and op.executed_as == "XNNPACK delegate" and op.unit == "ulps" and op.worst == 1, (
+            name, op.to_dict())
+    skipped = [s for r in reports.values() for s in r.skipped]
+    assert skipped and all(s.kind == "DEQUANTIZE" and "folds the DEQUANTIZE" in s.reason for s in skipped)
+    checked = collections.Counter(op.kind for r in reports.values() for op in r.ops)
+    assert checked["MEAN"] > 0 and checked["MUL"] > 0, checked
