@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Second command: runs every test. Installs missing Debian packages, builds and
+# Second command: runs every test. Installs missing Debian packages (the main
+# job's and the tests', scripts/install-deps.sh --tests), builds and
 # tests a Release build in build/, then an AddressSanitizer +
 # UndefinedBehaviorSanitizer build in build-asan/, then the threaded tests
 # under ThreadSanitizer in build-tsan/. Every stage runs even when an
@@ -52,8 +53,9 @@ build_and_test() {
   stage "$name ctest" ctest --test-dir "$dir" --output-on-failure -j2 || return 0
 }
 
+# The main job's packages and the tests' (scripts/setup.sh installs only the first).
 echo "== test: Debian packages"
-if ! run bash scripts/install-deps.sh; then
+if ! run bash scripts/install-deps.sh --tests; then
   echo "test.sh: FAILED: could not install the Debian packages (nothing was built or tested)"
   exit 1
 fi
@@ -139,7 +141,7 @@ tsan_threads
 stage "fuzz smoke" bash scripts/fuzz.sh 60 || true
 
 # Every Debian package a build read (CMake files, found libraries, included headers) must be one
-# that scripts/install-deps.sh installs or pulls in: a machine with more installed would pass
+# that scripts/install-deps.sh --tests installs or pulls in: a machine with more installed would pass
 # here and a fresh one fail (issue 21: OpenCL, which Debian's oneDNN config needs).
 build_dirs=()
 for dir in build build-asan build-tsan build-fuzz; do
