@@ -67,7 +67,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_init_order=1}"
 # The release build also compiles the benchmark and runs its smoke test, so
 # that bench/ keeps building (its measurements are scripts/bench.sh's job).
 # Both run the Python suite on Debian's Python: the release build's with Debian's Dask,
-# distributed and zarr (install-deps installs them: 2022.12, the oldest sqdiff.dask supports),
+# distributed and zarr (install-deps --tests installs them: 2022.12, the oldest sqdiff.dask supports),
 # the ASan build's with them hidden (python/tests/optional_modules.py), as on a machine without.
 # SQDIFF_BUILD_TESTS=ON: scripts/setup.sh configures build/ without the tests, and the cache keeps
 # what it was last given.
