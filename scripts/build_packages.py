@@ -1,12 +1,14 @@
 #!/usr/bin/python3
-"""Checks that scripts/install-deps.sh installs every Debian package a build used.
+"""Checks that scripts/install-deps.sh --tests installs every Debian package a build used.
 
 A build on a machine that holds more than install-deps installs can pick up a package by chance
 (Debian's oneDNN CMake config needs OpenCL, which libdnnl-dev only recommends): CI on that machine
 passes, a fresh machine fails. This check finds every system file the build read and the package
-that owns it, and fails when that package is neither one install-deps names nor in what those
-packages pull in through Depends and Pre-Depends (apt installs no Recommends here), nor part of
-every Debian system (Essential or Priority: required).
+that owns it, and fails when that package is neither one install-deps names (in either of its
+sets: the main job's, which scripts/setup.sh installs, and the tests', which scripts/test.sh adds
+and whose builds read both) nor in what those packages pull in through Depends and Pre-Depends
+(apt installs no Recommends here), nor part of every Debian system (Essential or Priority:
+required).
 
 The files a build read, from a Ninja build directory:
 - every CMake file the configure step read (the inputs of build.ninja's RERUN_CMAKE rule);
@@ -215,7 +217,9 @@ def uncovered(paths: set[str], covered: set[str], owners: dict[str, str],
 
 
 def install_deps_packages() -> list[str]:
-    return subprocess.run(["bash", INSTALL_DEPS, "--list"], check=True, text=True,
+    """Both of install-deps' sets, the main job's and the tests': scripts/test.sh installs both and
+    its builds read both (the main set alone is what scripts/setup.sh installs)."""
+    return subprocess.run(["bash", INSTALL_DEPS, "--list", "--tests"], check=True, text=True,
                           capture_output=True).stdout.split()
 
 
@@ -224,7 +228,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("build_dirs", nargs="+", metavar="BUILD_DIR")
     parser.add_argument("--dpkg-dir", default="/var/lib/dpkg", help="the package database (for tests)")
     parser.add_argument("--packages", help="the packages install-deps installs, space-separated "
-                        "(default: scripts/install-deps.sh --list)")
+                        "(default: scripts/install-deps.sh --list --tests)")
     args = parser.parse_args(argv)
 
     roots = args.packages.split() if args.packages is not None else install_deps_packages()
@@ -248,8 +252,9 @@ def main(argv: list[str]) -> int:
                 print("build_packages: %s read files no Debian package installed: %s" % (build_dir, shown),
                       file=sys.stderr)
             else:
-                print("build_packages: %s needs Debian's %s, which scripts/install-deps.sh does not install "
-                      "(nor anything it installs depend on): %s" % (build_dir, package, shown), file=sys.stderr)
+                print("build_packages: %s needs Debian's %s, which scripts/install-deps.sh --tests does not "
+                      "install (nor anything it installs depend on): %s" % (build_dir, package, shown),
+                      file=sys.stderr)
             status = max(status, 1)
         if not missing:
             print("build_packages: %s: %d system files read, every one from a package install-deps installs"

@@ -9,7 +9,7 @@
 # Uses sqdiff's Python module from BUILD_DIR (default: build, as scripts/setup.sh and test.sh's
 # release stage leave it; built here when missing), and a venv of Debian's /usr/bin/python3 with
 # the pinned peers of requirements/peers.txt in build-peers/venv (SQDIFF_PEERS_VENV), created or
-# brought up to date on every run. NumPy and PyTorch come from Debian (scripts/install-deps.sh).
+# brought up to date on every run. NumPy and PyTorch come from Debian (scripts/install-deps.sh --tests).
 # scripts/converter_corpus.sh makes the other models (TensorFlow in build-peers/converter-venv).
 set -euo pipefail
 

@@ -63,7 +63,7 @@ done
 build_dir="${FUZZ_BUILD_DIR:-build-fuzz}"
 cxx="${CXX:-clang++-14}"
 if ! command -v "$cxx" >/dev/null 2>&1; then
-  echo "fuzz.sh: $cxx not found (Debian: scripts/install-deps.sh installs clang-14 and libclang-rt-14-dev)" >&2
+  echo "fuzz.sh: $cxx not found (Debian: scripts/install-deps.sh --tests installs clang-14 and libclang-rt-14-dev)" >&2
   exit 1
 fi
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # First command on a fresh Debian 12 machine: installs the missing Debian
-# packages, configures and builds a Release build in build/ (what the main job
+# packages the main job needs (scripts/install-deps.sh without --tests: not the
+# tests'), configures and builds a Release build in build/ (what the main job
 # needs: the library, the `sqdiff` program, the Python module and the examples;
 # not the test programs or the benchmarks, which scripts/test.sh builds in the
 # same directory), installs the Python module for /usr/bin/python3, and runs the
@@ -16,6 +17,8 @@ run() {
   "$@"
 }
 
+# Only the main job's packages: the tests' (GoogleTest, GMP, the benchmark's
+# peers, clang, PyTorch, Dask, ...) are scripts/test.sh's to install.
 echo "== setup: Debian packages"
 run bash scripts/install-deps.sh
 

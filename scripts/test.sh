@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Second command: runs every test. Installs missing Debian packages, builds and
+# Second command: runs every test. Installs missing Debian packages (the main
+# job's and the tests', scripts/install-deps.sh --tests), builds and
 # tests a Release build in build/, then an AddressSanitizer +
 # UndefinedBehaviorSanitizer build in build-asan/, then the threaded tests
 # under ThreadSanitizer in build-tsan/. Every stage runs even when an
@@ -52,8 +53,9 @@ build_and_test() {
   stage "$name ctest" ctest --test-dir "$dir" --output-on-failure -j2 || return 0
 }
 
+# The main job's packages and the tests' (scripts/setup.sh installs only the first).
 echo "== test: Debian packages"
-if ! run bash scripts/install-deps.sh; then
+if ! run bash scripts/install-deps.sh --tests; then
   echo "test.sh: FAILED: could not install the Debian packages (nothing was built or tested)"
   exit 1
 fi
@@ -65,7 +67,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_init_order=1}"
 # The release build also compiles the benchmark and runs its smoke test, so
 # that bench/ keeps building (its measurements are scripts/bench.sh's job).
 # Both run the Python suite on Debian's Python: the release build's with Debian's Dask,
-# distributed and zarr (install-deps installs them: 2022.12, the oldest sqdiff.dask supports),
+# distributed and zarr (install-deps --tests installs them: 2022.12, the oldest sqdiff.dask supports),
 # the ASan build's with them hidden (python/tests/optional_modules.py), as on a machine without.
 # SQDIFF_BUILD_TESTS=ON: scripts/setup.sh configures build/ without the tests, and the cache keeps
 # what it was last given.
@@ -142,7 +144,7 @@ tsan_threads
 stage "fuzz smoke" bash scripts/fuzz.sh 60 || true
 
 # Every Debian package a build read (CMake files, found libraries, included headers) must be one
-# that scripts/install-deps.sh installs or pulls in: a machine with more installed would pass
+# that scripts/install-deps.sh --tests installs or pulls in: a machine with more installed would pass
 # here and a fresh one fail (issue 21: OpenCL, which Debian's oneDNN config needs).
 build_dirs=()
 for dir in build build-asan build-tsan build-fuzz; do

@@ -28,7 +28,7 @@ WHERE = {
     "distributed": "requirements/test.txt, or Debian's python3-distributed",
     "zarr": "requirements/test.txt, or Debian's python3-zarr",
     "ml_dtypes": "requirements/test.txt; Debian has no package",
-    "torch": "Debian's python3-torch, scripts/install-deps.sh",
+    "torch": "Debian's python3-torch, scripts/install-deps.sh --tests",
 }
 
 

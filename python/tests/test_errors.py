@@ -238,7 +238,7 @@ def test_masked_arrays_are_refused_not_unmasked(op):
 def test_pandas_objects_are_refused_not_used_by_position(op):
     """A Series is aligned by its index in pandas arithmetic; np.asarray would pair its
     values by position instead, silently giving another answer."""
-    pd = pytest.importorskip("pandas", reason="pandas is installed by scripts/install-deps.sh")
+    pd = pytest.importorskip("pandas", reason="pandas is installed by scripts/install-deps.sh --tests")
     x = pd.Series([1.0, 2.0, 3.0], index=[2, 1, 0])
     y = pd.Series([1.0, 2.0, 3.0], index=[0, 1, 2])
     with pytest.raises(sqdiff.Error, match=r"a is a pandas(\.core\.series)?\.Series, which sqdiff would use by "

@@ -1,5 +1,5 @@
 """PyTorch tensors through DLPack, with a real producer: Debian's python3-torch
-(scripts/install-deps.sh) in the CMake stages. CPU tensors are read in place
+(scripts/install-deps.sh --tests) in the CMake stages. CPU tensors are read in place
 and give the bits their NumPy arrays give; what DLPack or NumPy cannot take
 is an sqdiff.Error naming the input. The venv stage has no PyTorch (its wheel
 is large); test_array_protocols.py covers DLPack there with a producer of its

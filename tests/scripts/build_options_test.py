@@ -3,17 +3,23 @@
 (issue 24: a first command that builds only what the main job needs). One scratch build directory
 is configured (not built) with setup.sh's options, then test.sh's, then setup.sh's again, as a
 user running setup.sh, test.sh and setup.sh in one checkout does; each time the build's targets
-and CTest's list of tests must be exactly that configuration's. Run by CTest
-(tests/scripts_tests.cmake)."""
+and CTest's list of tests must be exactly that configuration's. And the Debian packages each
+installs (issue 31: the first command installs only what the main job needs): setup.sh runs
+scripts/install-deps.sh for the main job's set, test.sh for that and the tests' set, and the
+configure with setup.sh's options reads nothing from a package outside the main job's set. Run by
+CTest (tests/scripts_tests.cmake)."""
 
 import os
 import re
 import shlex
 import subprocess
+import sys
 import tempfile
 import unittest
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO_ROOT, "scripts"))
+import build_packages  # noqa: E402
 
 # What the main job runs or installs (scripts/setup.sh): the program, the Python module and the
 # examples, by their paths in the build directory (the library, src/libsqdiff.a, is linked into
@@ -30,6 +36,37 @@ def configure_options(script, command):
     if len(lines) != 1:
         raise AssertionError("scripts/%s: expected one line with %r, found %d" % (script, command, len(lines)))
     return [word for word in shlex.split(lines[0]) if word.startswith("-D")]
+
+
+def install_deps_arguments(script):
+    """The arguments of the one command of scripts/`script` (comments aside) that runs
+    scripts/install-deps.sh."""
+    with open(os.path.join(REPO_ROOT, "scripts", script)) as f:
+        lines = [line for line in f.read().replace("\\\n", " ").splitlines()
+                 if "scripts/install-deps.sh" in line and not line.lstrip().startswith("#")]
+    if len(lines) != 1:
+        raise AssertionError("scripts/%s: expected one command running install-deps.sh, found %d"
+                             % (script, len(lines)))
+    lexer = shlex.shlex(lines[0], posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    words = list(lexer)
+    arguments = []
+    for word in words[words.index("scripts/install-deps.sh") + 1:]:
+        if word in (";", "&&", "||", "|", ")"):
+            break
+        arguments.append(word)
+    return arguments
+
+
+def install_deps_list(*arguments):
+    return subprocess.run(["bash", build_packages.INSTALL_DEPS, "--list", *arguments], check=True,
+                          stdout=subprocess.PIPE, text=True).stdout.split()
+
+
+class InstallDepsCallsTest(unittest.TestCase):
+    def test_setup_installs_the_main_set_and_test_both(self):
+        self.assertEqual(install_deps_arguments("setup.sh"), [])
+        self.assertEqual(install_deps_arguments("test.sh"), ["--tests"])
 
 
 class BuildOptionsTest(unittest.TestCase):
@@ -69,6 +106,20 @@ class BuildOptionsTest(unittest.TestCase):
         self.assertEqual(self.linked_programs(), MAIN_JOB_PROGRAMS)
         self.assertEqual(self.listed_tests(), [])
 
+    def assert_reads_only_main_packages(self):
+        """The files this configure read (CMake files, what find_* cached) come from the packages
+        of install-deps' main set and what they depend on, never from one that only the tests'
+        set installs: a find_package that only the tests use runs only when they are on. (Files no
+        Debian package owns, a CMake of one's own for instance, are build_packages.py's concern.)"""
+        paths = set(build_packages.cmake_inputs(self.build)) | set(build_packages.cached_files(self.build))
+        installed = build_packages.read_installed("/var/lib/dpkg")
+        covered = build_packages.closure(install_deps_list(), installed)
+        missing = build_packages.uncovered(paths, covered, build_packages.file_owners("/var/lib/dpkg"),
+                                           [os.path.realpath(REPO_ROOT), os.path.realpath(self.build)])
+        missing.pop(None, None)
+        self.assertEqual(missing, {}, "setup.sh's configure read files of packages that "
+                         "`scripts/install-deps.sh` (without --tests) does not install")
+
     def test_setup_then_test_then_setup(self):
         setup_options = configure_options("setup.sh", "cmake -S . -B build ")
         test_options = configure_options("test.sh", "build_and_test release build ")
@@ -78,6 +129,8 @@ class BuildOptionsTest(unittest.TestCase):
         with self.subTest("setup.sh on a fresh build directory"):
             self.configure(setup_options)
             self.assert_setup_configuration()
+            # Only on the fresh directory: the cache keeps what an earlier configure found.
+            self.assert_reads_only_main_packages()
 
         with self.subTest("test.sh after setup.sh"):
             self.configure(test_options)

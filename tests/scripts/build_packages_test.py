@@ -109,7 +109,8 @@ class BuildPackagesTest(unittest.TestCase):
         self.configure([self.owned["root-dev"]], cached=[self.owned["recommended"]])
         outcome = self.check()
         self.assertEqual(outcome.returncode, 1)
-        self.assertIn("needs Debian's recommended, which scripts/install-deps.sh does not install", outcome.stderr)
+        self.assertIn("needs Debian's recommended, which scripts/install-deps.sh --tests does not install",
+                      outcome.stderr)
         self.assertIn(self.owned["recommended"], outcome.stderr)
 
     def test_cmake_tools_count_only_when_the_build_runs_them(self):
@@ -168,12 +169,74 @@ class BuildPackagesTest(unittest.TestCase):
         self.assertEqual(outcome.returncode, 2)
         self.assertIn("no build.ninja", outcome.stderr)
 
+    def test_by_default_both_of_install_deps_sets_cover(self):
+        # scripts/test.sh's builds read the tests' packages as well as the main job's: without
+        # --packages the check takes both of install-deps' sets. libgtest-dev is one of the tests',
+        # cmake one of the main job's; a made-up database here names them installed.
+        with open(os.path.join(self.dpkg, "status"), "a") as status:
+            status.write("\nPackage: libgtest-dev\nStatus: install ok installed\nPriority: optional\n"
+                         "\nPackage: cmake\nStatus: install ok installed\nPriority: optional\n")
+        for package in ("libgtest-dev", "cmake"):
+            self.owned[package] = self.system_file(package + ".cmake")
+            with open(os.path.join(self.dpkg, "info", package + ".list"), "w") as listing:
+                listing.write("/.\n%s\n" % self.owned[package])
+        self.configure([self.owned["libgtest-dev"], self.owned["cmake"]])
+        outcome = subprocess.run([sys.executable, SCRIPT, "--dpkg-dir", self.dpkg, self.build], text=True,
+                                 capture_output=True)
+        self.assertEqual(outcome.returncode, 0, outcome.stderr)
+        # Given only the main job's set, the test package is missing.
+        main_set = " ".join(install_deps("--list"))
+        outcome = subprocess.run([sys.executable, SCRIPT, "--dpkg-dir", self.dpkg, "--packages", main_set,
+                                  self.build], text=True, capture_output=True)
+        self.assertEqual(outcome.returncode, 1)
+        self.assertIn("needs Debian's libgtest-dev", outcome.stderr)
+        self.assertNotIn("needs Debian's cmake", outcome.stderr)
+
     def test_install_deps_lists_its_packages_without_installing(self):
         listed = build_packages.install_deps_packages()
-        # The two the check found missing on a machine with more installed than install-deps puts there.
+        self.assertEqual(listed, install_deps("--list", "--tests"))
+        # The two the check found missing on a machine with more installed than install-deps puts
+        # there; both are test packages.
         self.assertIn("ocl-icd-opencl-dev", listed)
         self.assertIn("libgmock-dev", listed)
         self.assertEqual(len(listed), len(set(listed)))
+
+
+def install_deps(*arguments):
+    """The package names `scripts/install-deps.sh ARGUMENTS` prints."""
+    return subprocess.run(["bash", build_packages.INSTALL_DEPS, *arguments], check=True, text=True,
+                          capture_output=True).stdout.split()
+
+
+class InstallDepsSetsTest(unittest.TestCase):
+    """scripts/install-deps.sh's two sets (issue 31): the main job's, which scripts/setup.sh installs,
+    and the tests', which scripts/test.sh adds. Which package belongs to which side is checked
+    against what CMake reads in tests/scripts/build_options_test.py."""
+
+    def test_the_main_set_is_part_of_the_full_one(self):
+        main_set, full = install_deps("--list"), install_deps("--list", "--tests")
+        self.assertEqual(full[:len(main_set)], main_set)
+        self.assertEqual(install_deps("--tests", "--list"), full)
+        self.assertEqual(len(full), len(set(full)))
+        self.assertGreater(len(full), len(main_set))
+
+    def test_the_main_set_holds_the_main_jobs_packages_and_no_tests(self):
+        main_set = set(install_deps("--list"))
+        for package in ("build-essential", "cmake", "libhwy-dev", "libcli11-dev", "libpugixml-dev",
+                        "flatbuffers-compiler", "pybind11-dev", "python3-dev", "python3-numpy"):
+            self.assertIn(package, main_set)
+        # What only the tests, the benchmark and the fuzzers use: the bulk of the old single list
+        # (PyTorch alone pulled in about a hundred packages).
+        for package in ("libgtest-dev", "libgmock-dev", "libgmp-dev", "libbenchmark-dev", "libeigen3-dev",
+                        "libdnnl-dev", "clang-14", "python3-pytest", "python3-torch", "python3-dask",
+                        "python3-pandas", "python3-mypy"):
+            self.assertNotIn(package, main_set)
+
+    def test_an_unknown_argument_installs_nothing(self):
+        outcome = subprocess.run(["bash", build_packages.INSTALL_DEPS, "--test"], text=True, capture_output=True)
+        self.assertEqual(outcome.returncode, 2)
+        self.assertIn("unknown argument '--test'", outcome.stderr)
+        self.assertNotIn("apt-get", outcome.stdout)
 
 
 if __name__ == "__main__":
