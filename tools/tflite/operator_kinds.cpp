@@ -7,6 +7,7 @@
 #include "tflite/builtin_operators.hpp"
 #include "tflite/operator_kind.hpp"
 #include "tflite/ops/kinds.hpp"
+#include "tflite/tensor_storage.hpp"
 
 namespace sqdiff::tools::tflite {
 namespace {
@@ -16,11 +17,6 @@ const std::array<const OperatorKind*, 13> kKinds = {
     &ops::kDequantize, &ops::kMaximum,  &ops::kMean,   &ops::kMinimum, &ops::kMul,
     &ops::kQuantize,   &ops::kRelu,     &ops::kRelu6,  &ops::kRelu0To1, &ops::kReluN1To1,
     &ops::kSquare,     &ops::kSquaredDifference, &ops::kSub};
-
-std::shared_ptr<void> allocate(std::size_t bytes) {
-  void* p = ::operator new(std::max<std::size_t>(bytes, 1), std::align_val_t{64});
-  return std::shared_ptr<void>(p, [](void* q) { ::operator delete(q, std::align_val_t{64}); });
-}
 
 }  // namespace
 
@@ -50,7 +46,7 @@ OperatorOutput OperatorCall::allocate_output() const {
   }
   std::shared_ptr<void> storage;
   try {
-    storage = allocate(static_cast<std::size_t>(*bytes));
+    storage = allocate_tensor_storage(static_cast<std::size_t>(*bytes));
   } catch (const std::bad_alloc&) {
     throw TfliteError(where() + "out of memory for " + std::to_string(*bytes) + " bytes");
   }

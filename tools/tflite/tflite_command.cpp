@@ -1,6 +1,8 @@
 #include "tflite/tflite_command.hpp"
 
 #include <filesystem>
+#include <chrono>
+#include <cstdio>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -34,7 +36,22 @@ struct TfliteArgs {
   int threads = 0;
   std::string tensors_dir;  // --tensors: each operator from the tensors in this directory
   bool json = false;
+  bool timings = false;  // --timings: where the run's time went
 };
+
+// Milliseconds since `start`, for --timings.
+std::string milliseconds_since(std::chrono::steady_clock::time_point start) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f ms",
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  return text;
+}
+
+std::string milliseconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f ms", seconds * 1e3);
+  return text;
+}
 
 std::string plural(std::size_t n, const std::string& word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
@@ -183,6 +200,7 @@ void run_tflite_command(const TfliteArgs& args) {
     run_tensors_mode(args);
     return;
   }
+  const auto started = std::chrono::steady_clock::now();
   const Model model = load_model(args.model);
   // Every line that holds a path or a name from the file goes through write_line (path_text.hpp).
   write_line(std::cout, model_line(args, model));
@@ -235,7 +253,9 @@ void run_tflite_command(const TfliteArgs& args) {
   // The output directory is checked before the model runs.
   std::optional<StagedDirectory> staged;
   if (!args.out_dir.empty()) staged.emplace(args.out_dir);
+  const std::string read_and_checked = milliseconds_since(started);
   const RunOutput output = run_model(model, report, options);
+  const auto written = std::chrono::steady_clock::now();
 
   // Every file is staged, then the set appears at once (as `sqdiff ir -o`).
   std::vector<std::string> input_files(output.inputs.size());
@@ -271,6 +291,11 @@ void run_tflite_command(const TfliteArgs& args) {
                               ": " + ir::format_values(out.value, kValuesShown));
   }
   if (output.outputs.empty()) std::cout << "the model has no outputs: nothing to write\n";
+  if (args.timings) {
+    std::cout << "timings: model read and checked " << read_and_checked << ", inputs "
+              << milliseconds(output.input_seconds) << ", operators " << milliseconds(output.operator_seconds)
+              << ", files written " << milliseconds_since(written) << '\n';
+  }
 }
 
 }  // namespace
@@ -291,6 +316,9 @@ void register_tflite_command(CLI::App& app) {
                   "Run the model and write each output as DIR/<tensor name>.npy (random inputs: DIR/inputs/)");
   sub->add_option("--threads", args->threads, "Threads for the computation (0: the library's default)")
       ->check(integer_in<int>(0, std::numeric_limits<int>::max()));
+  sub->add_flag("--timings", args->timings,
+                "After a run, print where its time went: reading and checking the model, the inputs, the "
+                "operators (their outputs' allocation included), writing the files");
   CLI::Option* tensors =
       sub->add_option("--tensors", args->tensors_dir,
                       "DIR of <tensor index>.npy files: compute each operator sqdiff runs from these tensors "

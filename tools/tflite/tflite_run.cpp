@@ -1,6 +1,7 @@
 #include "tflite/tflite_run.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -15,6 +16,7 @@
 #include "sqdiff/float16.hpp"
 #include "tflite/operator_kind.hpp"
 #include "tflite/tflite_graph.hpp"
+#include "tflite/tensor_storage.hpp"
 
 namespace sqdiff::tools::tflite {
 namespace {
@@ -26,12 +28,6 @@ constexpr std::size_t kOperatorsNamed = 8;
 
 std::string plural(std::size_t n, const std::string& word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
-
-// Uninitialised storage, 64-byte aligned, owned by a shared_ptr.
-std::shared_ptr<void> allocate(std::size_t bytes) {
-  void* p = ::operator new(std::max<std::size_t>(bytes, 1), std::align_val_t{64});
-  return std::shared_ptr<void>(p, [](void* q) { ::operator delete(q, std::align_val_t{64}); });
 }
 
 ir::Tensor dense_tensor(sqdiff::DType dtype, const sqdiff::Shape& shape, std::shared_ptr<const void> storage) {
@@ -83,13 +79,18 @@ class Runner {
   RunOutput run() {
     if (report_.unsupported_count() != 0) throw TfliteError(model_.path + ": " + unsupported_summary(model_, report_));
     if (report_.problem_count() != 0) throw TfliteError(model_.path + ": the check failed; not running the model");
+    const auto start = std::chrono::steady_clock::now();
     map_inputs();
     for (const std::size_t k : input_positions_) input(k);
+    const auto inputs_done = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < model_.tensors.size(); ++i) {
       const TensorInfo& t = model_.tensors[i];
       if (t.constant && !values_[i]) values_[i] = dense_tensor(*t.dtype, t.shape, t.constant);
     }
     for (const std::size_t i : report_.order) op(model_.operators[i]);
+    const auto operators_done = std::chrono::steady_clock::now();
+    output_.input_seconds = std::chrono::duration<double>(inputs_done - start).count();
+    output_.operator_seconds = std::chrono::duration<double>(operators_done - inputs_done).count();
     for (const std::size_t k : first_positions(model_.outputs)) {
       output_.outputs.push_back({model_.outputs[k], value(model_.outputs[k])});
     }
@@ -170,6 +171,7 @@ class Runner {
                           shape_text(t.shape));
       }
       in.value = ir::Tensor::of_array(std::move(array));
+      touch_pages(in.value.data, static_cast<std::size_t>(*byte_count(t.shape, sqdiff::dtype_size(*t.dtype))));
     } else if (options_.seed) {
       in.random = true;
       const std::optional<int64_t> bytes = byte_count(t.shape, sqdiff::dtype_size(*t.dtype));
@@ -193,7 +195,7 @@ class Runner {
 
   std::shared_ptr<void> allocate_checked(std::size_t bytes, const std::string& where) const {
     try {
-      return allocate(bytes);
+      return allocate_tensor_storage(bytes);
     } catch (const std::bad_alloc&) {
       throw TfliteError(where + "out of memory for " + std::to_string(bytes) + " bytes");
     }

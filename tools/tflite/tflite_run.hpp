@@ -75,6 +75,10 @@ struct OutputValue {
 struct RunOutput {
   std::vector<InputValue> inputs;
   std::vector<OutputValue> outputs;
+  // Where the run's time went (wall clock): the inputs read or drawn, and the
+  // operators (their outputs' allocation included).
+  double input_seconds = 0;
+  double operator_seconds = 0;
 };
 
 // Runs the model. Throws TfliteError naming the operators it cannot run (when
