@@ -546,6 +546,16 @@ class TfliteRunTest(TfliteTestCase):
         self.assertEqual(np.load(self.path("large_out/out.npy")).tolist(), [-0.5, 4.0, 2.75, -4.0])
         self.assertLess(peak_kib, 64 * 1024, "the 2 GiB constant no operator reads must not be read")
 
+    def test_timings_say_where_the_run_went(self):
+        path = self.model("timed", binary_model("f32", SUB, [64, 64], [64]))
+        proc = self.run_ok(path, "--random", "1", "--timings", "-o", self.path("timed"))
+        last = proc.stdout.splitlines()[-1]
+        self.assertRegex(last, r"^timings: model read and checked \d+\.\d\d ms, inputs \d+\.\d\d ms, "
+                               r"operators \d+\.\d\d ms, files written \d+\.\d\d ms$")
+        # Without --timings there is no such line, and the check alone has none either.
+        self.assertNotIn("timings:", self.run_ok(path, "--random", "1").stdout)
+        self.assertNotIn("timings:", self.run_ok(path, "--timings").stdout)
+
     def test_random_inputs_are_deterministic_and_cover_the_range(self):
         path = self.model("r", binary_model("i8", SUB, [64, 64], [64, 64], ((0.5, 0), (0.5, 0), (1.0, 0))))
         self.run_ok(path, "--random", "5", "-o", self.path("r1"))
