@@ -371,3 +371,42 @@ def test_docs_verify_md_examples_run_as_written():
         assert runner.summarize(verbose=False).failed == 0
         ran += 1
     assert ran == 2
+
+
+# --- OpenVINO on the .tflite files TensorFlow's converter wrote (issue 32, item 4) -----------------
+
+def _corpus(kind):
+    import sys
+    sys.path.insert(0, str(ROOT / "peers"))
+    import corpus_peer
+    return sorted(corpus_peer.corpus_dir().glob(f"*-{kind}.tflite"))
+
+
+@pytest.mark.parametrize("kind", ["float32", "int32"])
+def test_openvino_on_converter_made_models_is_identical(kind):
+    """OpenVINO reads the converter's .tflite files (its TFLite frontend): every Subtract and
+    SquaredDifference node of the float32 and int32 models, with the f32 precision hint, is
+    identical to sqdiff's recomputation from the plugin's own input tensors."""
+    files = _corpus(kind)
+    assert len(files) >= 15
+    checked = 0
+    for path in files:
+        report = sqdiff.verify(str(path), runtime="openvino", random_seed=1,
+                               properties={"INFERENCE_PRECISION_HINT": "f32"})
+        assert report.passed, (path.name, [op.to_dict() for op in report.ops if op.differing][:2])
+        checked += len(report.ops)
+    assert checked >= len(files)
+
+
+def test_openvino_runs_a_quantized_tflite_subtract_in_its_own_low_precision():
+    """The int8 models with float I/O: OpenVINO turns QUANTIZE/DEQUANTIZE into FakeQuantize and runs
+    the Subtract between them in its low-precision pipeline, so verify's float recomputation of the
+    node finds differences, on Subtract nodes only (docs/verify.md)."""
+    files = _corpus("int8_float_io")
+    differing = []
+    for path in files:
+        report = sqdiff.verify(str(path), runtime="openvino", random_seed=1,
+                               properties={"INFERENCE_PRECISION_HINT": "f32"})
+        differing += [(path.name, op.kind) for op in report.ops if op.differing]
+    assert differing, "OpenVINO's low-precision Subtract was expected to be found"
+    assert {kind for _, kind in differing} == {"Subtract"}, differing
