@@ -30,14 +30,14 @@ inline std::vector<int64_t> aligned_strides(const ir::Tensor& t, const sqdiff::S
   return strides;
 }
 
-// f(k, i, j) for each output element k (row-major over `shape`), with i and j
-// the element offsets of a and b at that position.
+// f(k, i, j) for each position k of `shape` in row-major order, with i and j
+// its offsets under the strides `sa` and `sb` (0 on a dim one of them
+// repeats): the odometer over the outer dims, the innermost dim a plain loop.
 template <typename F>
-void for_each_pair(const sqdiff::Shape& shape, const ir::Tensor& a, const ir::Tensor& b, F&& f) {
+void walk(const sqdiff::Shape& shape, const std::vector<int64_t>& sa, const std::vector<int64_t>& sb, F&& f) {
   int64_t count = 1;
   for (const int64_t d : shape) count *= d;
   if (count == 0) return;
-  const std::vector<int64_t> sa = aligned_strides(a, shape), sb = aligned_strides(b, shape);
   const std::size_t rank = shape.size();
   if (rank == 0) {
     f(int64_t{0}, int64_t{0}, int64_t{0});
@@ -49,7 +49,6 @@ void for_each_pair(const sqdiff::Shape& shape, const ir::Tensor& a, const ir::Te
   for (;;) {
     for (int64_t x = 0; x < inner; ++x) f(k + x, oa + x * ia, ob + x * ib);
     k += inner;
-    // The odometer over the outer dims.
     std::size_t d = rank - 1;
     for (;;) {
       if (d == 0) return;
@@ -64,6 +63,13 @@ void for_each_pair(const sqdiff::Shape& shape, const ir::Tensor& a, const ir::Te
       index[d] = 0;
     }
   }
+}
+
+// f(k, i, j) for each output element k (row-major over `shape`), with i and j
+// the element offsets of a and b at that position.
+template <typename F>
+void for_each_pair(const sqdiff::Shape& shape, const ir::Tensor& a, const ir::Tensor& b, F&& f) {
+  walk(shape, aligned_strides(a, shape), aligned_strides(b, shape), f);
 }
 
 // f(k, i) for each element k of `t` in row-major order, i its offset.

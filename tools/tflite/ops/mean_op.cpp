@@ -190,11 +190,6 @@ template <typename F>
 void for_each_input(const ir::Tensor& x, const std::vector<std::size_t>& axes, F&& f) {
   const sqdiff::Shape& shape = x.shape;
   const std::size_t rank = shape.size();
-  if (rank == 0) {
-    f(int64_t{0}, int64_t{0});
-    return;
-  }
-  const std::vector<int64_t> in_strides = aligned_strides(x, shape);
   std::vector<int64_t> out_strides(rank, 0);
   int64_t dense = 1;
   for (std::size_t d = rank; d-- > 0;) {
@@ -203,25 +198,7 @@ void for_each_input(const ir::Tensor& x, const std::vector<std::size_t>& axes, F
       dense *= shape[d];
     }
   }
-  std::vector<int64_t> index(rank, 0);
-  const int64_t inner = shape[rank - 1], is = in_strides[rank - 1], os = out_strides[rank - 1];
-  int64_t i0 = 0, o0 = 0;
-  for (;;) {
-    for (int64_t k = 0; k < inner; ++k) f(o0 + k * os, i0 + k * is);
-    std::size_t d = rank - 1;
-    for (;;) {
-      if (d == 0) return;
-      --d;
-      if (++index[d] < shape[d]) {
-        i0 += in_strides[d];
-        o0 += out_strides[d];
-        break;
-      }
-      i0 -= in_strides[d] * (shape[d] - 1);
-      o0 -= out_strides[d] * (shape[d] - 1);
-      index[d] = 0;
-    }
-  }
+  walk(shape, aligned_strides(x, shape), out_strides, [&](int64_t, int64_t i, int64_t o) { f(o, i); });
 }
 
 // One sum per output element, zeroed; they count as a tensor the run makes,
