@@ -5,6 +5,7 @@
 // element-wise plan and walk (elementwise/execute.hpp) run them unchanged.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "kernels/kernel_table.hpp"
@@ -30,6 +31,32 @@ struct Requantizer {
   int32_t overflow_above = INT32_MAX;
 };
 
+// The decided lanes' per-call constants (quantized_decided-inl.h proves the
+// bound they come from; quantized/decided_lanes.cpp works them out). The
+// estimate is a float32 in the binade of M = 1.5 2^(23-k), whose bits are then
+// M's plus the estimate in fixed point with k fraction bits:
+// - subtract: Y = x alpha + (y neg_beta + offset);
+// - squared_difference: Y = min(d^2, square_max) out_multiplier + offset;
+// offset holds the zero points' terms and M. The bits plus round_bias have all
+// of undecided_mask's bits clear where the estimate may be too near a rounding
+// boundary; elsewhere their top bits (>> k) less magic_high are the rounded
+// result.
+struct DecidedLanes {
+  bool enabled = false;
+  float alpha = 0.0f;           // subtract
+  float neg_beta = 0.0f;        // subtract
+  float out_multiplier = 0.0f;  // squared_difference
+  float offset = 0.0f;
+  int32_t square_max = 0;  // squared_difference: the square past which every output is the clamp's top
+  int32_t fraction_bits = 0;
+  int32_t round_bias = 0;
+  int32_t undecided_mask = 0;
+  int32_t magic_high = 0;
+  // Where the kernels count vectors for decided_lane_counts() (quantized/decided_lanes.hpp).
+  std::atomic<int64_t>* vectors = nullptr;
+  std::atomic<int64_t>* exact_vectors = nullptr;
+};
+
 // Everything a row needs, worked out once per call.
 struct QuantizedKernelParams {
   int32_t a_zero_point = 0;
@@ -41,6 +68,9 @@ struct QuantizedKernelParams {
   Requantizer out;
   int32_t out_min = 0;  // the activation's range, within the type's
   int32_t out_max = 0;
+  DecidedLanes decided;  // the general pipelines: the fast path, when enabled
+  int32_t dyadic_a_shift = 0;  // the dyadic pipelines: (x - zp) 2^shift, exact
+  int32_t dyadic_b_shift = 0;
 };
 
 // The integer algorithms of SPEC 9's table.
@@ -50,8 +80,12 @@ enum class QuantizedPipeline : uint8_t {
   squared_difference_double_rounding,
   squared_difference_single_rounding,
   subtract_int16_power_of_two,  // reference_ops::Sub16: rounding shifts and a saturating subtract
+  // The general subtract when all three multipliers are powers of two (equal
+  // scales, scales 2^n apart): the same results from shifts alone.
+  subtract_dyadic_double_rounding,
+  subtract_dyadic_single_rounding,
 };
-inline constexpr int kQuantizedPipelineCount = 5;
+inline constexpr int kQuantizedPipelineCount = 7;
 
 // The input whose multiplier is exactly 1/2: the one of the larger scale
 // (s / (2 s) in double is exactly 1/2), either when the scales are equal. Its

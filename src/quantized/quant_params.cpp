@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "quantized/decided_lanes.hpp"
 #include "shape/validate.hpp"
 #include "sqdiff/error.hpp"
 
@@ -256,6 +257,7 @@ QuantizedCall prepare_quantized_call(std::string_view name, QuantizedOp op, DTyp
   // The larger scale's multiplier is s / (2 s) = 1/2 exactly: (2^30, 0).
   const bool a_is_half = qa.scale >= qb.scale;
   call.half_input = a_is_half ? HalfInput::a : HalfInput::b;
+  choose_fast_path(call);
   return call;
 }
 

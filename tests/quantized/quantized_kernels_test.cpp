@@ -5,7 +5,10 @@
 // streaming kernels, rows of 0..100 elements at misaligned outputs, in place,
 // one-element operands (vs, sv) and periodic ones (vp, pv); guard elements
 // around the output must stay untouched. The expected values come from
-// quantized_oracle.hpp.
+// quantized_oracle.hpp. A quarter of the general pipelines' cases run with the
+// fast path the library would choose for their constants (decided lanes, or
+// the dyadic pipeline where every multiplier is a power of two), and the
+// dyadic pipelines get cases of their own.
 #include <gtest/gtest.h>
 
 #include <hwy/cache_control.h>
@@ -13,12 +16,15 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "kernels/quantized_table.hpp"
+#include "quantized/decided_lanes.hpp"
+#include "quantized/quant_params.hpp"
 #include "quantized_oracle.hpp"
 #include "simd_target_guard.hpp"
 
@@ -82,6 +88,7 @@ struct Case {
   int32_t zp_a, zp_b, zp_out;
   int shift_a, shift_b;
   int32_t lo, hi;
+  bool dyadic = false;
 
   QuantizedKernelParams params() const {
     QuantizedKernelParams p;
@@ -95,6 +102,10 @@ struct Case {
     if (power_of_two) {
       p.a.right_shift = shift_a;
       p.b.right_shift = shift_b;
+    }
+    if (dyadic) {
+      p.dyadic_a_shift = left - 1 + ma.e;
+      p.dyadic_b_shift = left - 1 + mb.e;
     }
     p.out_min = lo;
     p.out_max = hi;
@@ -122,8 +133,11 @@ Case<T> random_case(std::mt19937_64& rng, DType dtype, QuantizedPipeline pipelin
   c.power_of_two = pipeline == QuantizedPipeline::subtract_int16_power_of_two;
   c.square = pipeline == QuantizedPipeline::squared_difference_double_rounding ||
              pipeline == QuantizedPipeline::squared_difference_single_rounding;
+  c.dyadic = pipeline == QuantizedPipeline::subtract_dyadic_double_rounding ||
+             pipeline == QuantizedPipeline::subtract_dyadic_single_rounding;
   c.rounding = pipeline == QuantizedPipeline::subtract_single_rounding ||
-                       pipeline == QuantizedPipeline::squared_difference_single_rounding
+                       pipeline == QuantizedPipeline::squared_difference_single_rounding ||
+                       pipeline == QuantizedPipeline::subtract_dyadic_single_rounding
                    ? Requantize::single_rounding
                    : Requantize::double_rounding;
   const bool i16 = dtype == DType::i16;
@@ -144,6 +158,15 @@ Case<T> random_case(std::mt19937_64& rng, DType dtype, QuantizedPipeline pipelin
   // the single-rounding build).
   const int max_out_e = !c.square ? 0 : c.rounding == Requantize::single_rounding ? 30 : 31;
   c.mout = random_multiplier(rng, -31, max_out_e);
+  if (c.dyadic) {
+    // Every multiplier 2^30: the inputs' shifts within the pipeline's exact
+    // range (r <= left - 1), the output's r <= 29.
+    const auto power = [&](int max_r) { return qo::Multiplier{int64_t{1} << 30, -static_cast<int>(rng() % (max_r + 1))}; };
+    c.ma = power(c.left - 1);
+    c.mb = power(c.left - 1);
+    (half == sqdiff::detail::HalfInput::a ? c.ma : c.mb) = {int64_t{1} << 30, 0};
+    c.mout = power(29);
+  }
   c.shift_a = static_cast<int>(rng() % 32);
   c.shift_b = rng() % 2 == 0 ? 0 : static_cast<int>(rng() % 32);
   c.lo = static_cast<int32_t>(lim.min + (rng() % 4 == 0 ? static_cast<int64_t>(rng() % 64) : 0));
@@ -163,8 +186,7 @@ enum class Kind { vv, vs, sv, vp, pv };
 // output at a misaligned place between guards, checked element by element.
 template <class T>
 void check_call(std::mt19937_64& rng, const sqdiff::detail::RowKinds& kernels, Kind kind, const Case<T>& c,
-                const std::string& what) {
-  const QuantizedKernelParams params = c.params();
+                const QuantizedKernelParams& params, const std::string& what) {
   const std::size_t n = rng() % 8 == 0 ? 1000 + rng() % 100 : rng() % 101;
   const std::size_t rows = 1 + rng() % 3;
   const std::size_t period = std::size_t{2} << (rng() % 4);
@@ -228,6 +250,9 @@ void check_call(std::mt19937_64& rng, const sqdiff::detail::RowKinds& kernels, K
   }
 }
 
+// How many cases ran with decided lanes (the test must reach them).
+int g_decided_cases = 0;
+
 template <class T>
 void check_type(std::mt19937_64& rng, DType dtype, QuantizedType type, const std::string& target) {
   const auto& table = sqdiff::detail::quantized_kernel_table();
@@ -236,14 +261,20 @@ void check_type(std::mt19937_64& rng, DType dtype, QuantizedType type, const std
     if (pipeline == QuantizedPipeline::subtract_int16_power_of_two && dtype != DType::i16) continue;
     for (int trial = 0; trial < 60; ++trial) {
       const auto half = static_cast<sqdiff::detail::HalfInput>(trial % sqdiff::detail::kHalfInputCount);
-      const auto& kernels = table.at(pipeline, half, type);
       const Case<T> c = random_case<T>(rng, dtype, pipeline, half);
-      const std::string what = target + " pipeline " + std::to_string(p) + " half " + std::to_string(trial % 2) + " " +
-                               std::string(sqdiff::dtype_name(dtype));
+      sqdiff::detail::QuantizedCall call{pipeline, half, type, c.params()};
+      const bool general = !c.power_of_two && !c.dyadic;
+      if (general && trial % 4 >= 2) sqdiff::detail::choose_fast_path(call);
+      g_decided_cases += call.params.decided.enabled ? 1 : 0;
+      const auto& kernels = table.at(call.pipeline, half, type);
+      const std::string what = target + " pipeline " + std::to_string(p) + " (run as " +
+                               std::to_string(static_cast<int>(call.pipeline)) + ", decided lanes " +
+                               (call.params.decided.enabled ? "on" : "off") + ") half " + std::to_string(trial % 2) +
+                               " " + std::string(sqdiff::dtype_name(dtype));
       for (const Kind kind : {Kind::vv, Kind::vs, Kind::sv, Kind::vp, Kind::pv}) {
-        check_call<T>(rng, kernels.plain, kind, c, what + " plain");
-        check_call<T>(rng, kernels.streaming, kind, c, what + " streaming");
-        check_call<T>(rng, kernels.narrow_long_rows, kind, c, what + " narrow_long_rows");
+        check_call<T>(rng, kernels.plain, kind, c, call.params, what + " plain");
+        check_call<T>(rng, kernels.streaming, kind, c, call.params, what + " streaming");
+        check_call<T>(rng, kernels.narrow_long_rows, kind, c, call.params, what + " narrow_long_rows");
       }
     }
   }
@@ -259,6 +290,9 @@ TEST(QuantizedKernels, EveryTargetMatchesTheOracle) {
     check_type<uint8_t>(rng, DType::u8, QuantizedType::u8, name);
     check_type<int16_t>(rng, DType::i16, QuantizedType::i16, name);
   }
+  // Random multipliers often leave too large a bound; enough do not.
+  EXPECT_GT(g_decided_cases, 20 * static_cast<int>(sqdiff_test::targets_to_run().size()));
+  std::printf("cases with decided lanes: %d\n", g_decided_cases);
 }
 
 }  // namespace
