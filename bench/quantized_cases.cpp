@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "bound_loops.hpp"
+#include "quantized/decided_lanes.hpp"  // the library's count of vectors sent down the exact pipeline
 #include "buffers.hpp"
 #include "case_support.hpp"
 #include "measure.hpp"
@@ -32,17 +33,33 @@ using sqdiff::QuantParams;
 
 enum class QuantizedOp { subtract, squared_difference };
 
-// Typical per-tensor parameters: unequal input scales (so neither multiplier
-// is trivial), zero points away from 0 for the 8-bit types; int16's are 0 (its
-// subtract takes the general path: the scales are not powers of two).
+// Per-tensor parameters of two kinds:
+// - calibrated: what a converter's calibration gives, a range / 255 (or /
+//   32767, symmetric, for int16) with the zero point where the range puts it;
+//   the ratios of the scales are nothing in particular;
+// - decimal: round decimal scales (0.05, 0.03, 0.1), whose ratios are simple
+//   fractions: many outputs lie exactly on rounding boundaries, where only
+//   LiteRT's exact integer pipeline decides (the exact_fraction counter).
+enum class Scales { calibrated, decimal };
+
 struct CaseParams {
   QuantParams a;
   QuantParams b;
   QuantParams out;
 };
 
-CaseParams params_for(QuantizedOp op, DType dtype) {
+CaseParams calibrated_params(bool square, DType dtype) {
+  const float out_range = square ? 40.0f : 10.1f;
+  if (dtype == DType::i16) {
+    return {{3.1f / 32767.0f, 0}, {4.4f / 32767.0f, 0}, {(square ? 40.0f : 8.5f) / 32767.0f, 0}};
+  }
+  const int32_t offset = dtype == DType::u8 ? 128 : 0;
+  return {{5.8f / 255.0f, 8 + offset}, {5.7f / 255.0f, -70 + offset}, {out_range / 255.0f, (square ? -128 : 21) + offset}};
+}
+
+CaseParams params_for(QuantizedOp op, DType dtype, Scales scales) {
   const bool square = op == QuantizedOp::squared_difference;
+  if (scales == Scales::calibrated) return calibrated_params(square, dtype);
   switch (dtype) {
     case DType::i8: return {{0.05f, -3}, {0.03f, 5}, {square ? 0.25f : 0.1f, square ? -120 : 2}};
     case DType::u8: return {{0.05f, 125}, {0.03f, 133}, {square ? 0.25f : 0.1f, square ? 8 : 130}};
@@ -67,7 +84,7 @@ void count_agreement(benchmark::State& state, const std::string& name, const voi
   state.counters[name + "_max_diff"] = max_difference;
 }
 
-void quantized_case(benchmark::State& state, QuantizedOp op, DType dtype, int64_t n, int threads) {
+void quantized_case(benchmark::State& state, QuantizedOp op, DType dtype, Scales scales, int64_t n, int threads) {
   const Buffers& buf = buffers();
   const std::size_t bytes = static_cast<std::size_t>(n) * sqdiff::dtype_size(dtype);
   fill_a(dtype, static_cast<std::size_t>(n));
@@ -75,7 +92,7 @@ void quantized_case(benchmark::State& state, QuantizedOp op, DType dtype, int64_
   const sqdiff::ConstTensorView a{buf.a, dtype, {n}};
   const sqdiff::ConstTensorView b{buf.b, dtype, {n}};
   const sqdiff::TensorView out{buf.c, dtype, {n}};
-  const CaseParams p = params_for(op, dtype);
+  const CaseParams p = params_for(op, dtype, scales);
   sqdiff::QuantizedOptions options;
   options.threads = threads;
   const std::function<void()> call =
@@ -88,6 +105,16 @@ void quantized_case(benchmark::State& state, QuantizedOp op, DType dtype, int64_
   // The loops move the case's 3 streams of `bytes` (streaming stores into the spare buffer d).
   contenders.push_back(bound_loop(LoopKind::add, buf.a, buf.b, buf.c, bytes, threads, 3.0 * static_cast<double>(bytes)));
   contenders.push_back(bound_loop(LoopKind::add_nt, buf.a, buf.b, buf.d, bytes, threads, 3.0 * static_cast<double>(bytes)));
+
+  // What share of the vectors the decided lanes could not decide (they take
+  // LiteRT's exact pipeline): measured on one call before the timing.
+  const auto before = sqdiff::detail::decided_lane_counts();
+  call();
+  const auto after = sqdiff::detail::decided_lane_counts();
+  const int64_t vectors = after.vectors - before.vectors;
+  state.counters["decided_vectors"] = static_cast<double>(vectors);
+  state.counters["exact_fraction"] =
+      vectors > 0 ? static_cast<double>(after.exact_vectors - before.exact_vectors) / static_cast<double>(vectors) : 0.0;
 
   CaseInfo info;
   info.bytes = 3.0 * static_cast<double>(bytes);
@@ -120,16 +147,20 @@ void quantized_case(benchmark::State& state, QuantizedOp op, DType dtype, int64_
 void register_quantized_cases() {
   for (const QuantizedOp op : {QuantizedOp::subtract, QuantizedOp::squared_difference}) {
     for (const DType dtype : {DType::i8, DType::u8, DType::i16}) {
-      // 16M: the size (48 MiB moved for 8 bits, beyond the 32 MiB L3);
-      // 256K: all three streams in a core's L2.
-      for (const int64_t n : {256 * kKi, 16 * kMi}) {
-        for (const int threads : {1, 2}) {
-          const std::string name = std::string("quant/") +
-                                   (op == QuantizedOp::subtract ? "subtract/" : "squared_difference/") +
-                                   std::string(sqdiff::dtype_name(dtype)) + "/" + size_name(n) + "/t" +
-                                   std::to_string(threads);
-          configure(benchmark::RegisterBenchmark(name.c_str(), quantized_case, op, dtype, n, threads),
-                    n <= 256 * kKi ? benchmark::kNanosecond : benchmark::kMicrosecond);
+      for (const Scales scales : {Scales::calibrated, Scales::decimal}) {
+        // 16M: the size (48 MiB moved for 8 bits, beyond the 32 MiB L3);
+        // 64K: all three streams in a core's L2 (a model's activations).
+        for (const int64_t n : {64 * kKi, 16 * kMi}) {
+          for (const int threads : {1, 2}) {
+            if (scales == Scales::decimal && threads == 2) continue;  // one thread shows the exact path's cost
+            const std::string name = std::string("quant/") +
+                                     (op == QuantizedOp::subtract ? "subtract/" : "squared_difference/") +
+                                     std::string(sqdiff::dtype_name(dtype)) + "/" +
+                                     (scales == Scales::decimal ? "decimal/" : "") + size_name(n) + "/t" +
+                                     std::to_string(threads);
+            configure(benchmark::RegisterBenchmark(name.c_str(), quantized_case, op, dtype, scales, n, threads),
+                      n <= 256 * kKi ? benchmark::kNanosecond : benchmark::kMicrosecond);
+          }
         }
       }
     }

@@ -42,10 +42,18 @@ HWY_INLINE V32 LoadWidened(const T* p) {
   return hn::PromoteTo(D32(), hn::LoadU(DStorage<T>(), p));
 }
 
-// The clamped results fit T: the demotion's saturation never acts.
-template <class T>
+// The clamped results fit T: the demotion's saturation never acts. Pipelines
+// with kLowByteResults (the decided lanes) return 8-bit results in each lane's
+// low byte, above a multiple of 256: truncation keeps them.
+template <class T, class Pipeline>
 HWY_INLINE hn::Vec<DStorage<T>> Narrowed(V32 v) {
-  return hn::DemoteTo(DStorage<T>(), v);
+  if constexpr (requires { Pipeline::kLowByteResults; }) {
+    static_assert(sizeof(T) == 1);
+    const hn::Rebind<uint8_t, D32> du8;
+    return hn::BitCast(DStorage<T>(), hn::TruncateTo(du8, hn::BitCast(hn::RebindToUnsigned<D32>(), v)));
+  } else {
+    return hn::DemoteTo(DStorage<T>(), v);
+  }
 }
 
 // What a pipeline makes of an input vector before Output combines the two:
@@ -87,7 +95,7 @@ HWY_INLINE void PartialVector(const Pipeline& pipeline, const InputA<T, kAOne, P
     std::memcpy(buffer_b, b.row + i, count * sizeof(T));
     scaled_b = pipeline.ScaleB(LoadWidened(buffer_b));
   }
-  hn::StoreU(Narrowed<T>(pipeline.Output(scaled_a, scaled_b)), DStorage<T>(), buffer_out);
+  hn::StoreU(Narrowed<T, Pipeline>(pipeline.Output(scaled_a, scaled_b)), DStorage<T>(), buffer_out);
   std::memcpy(out + i, buffer_out, count * sizeof(T));
 }
 
@@ -114,7 +122,7 @@ HWY_INLINE size_t Row(const Pipeline& pipeline, const InputA<T, kAOne, Pipeline>
     ScaledB<Pipeline> scaled_b = b.scaled_element;
     if constexpr (!kAOne) scaled_a = pipeline.ScaleA(LoadWidened(a.row + i));
     if constexpr (!kBOne) scaled_b = pipeline.ScaleB(LoadWidened(b.row + i));
-    const auto result = Narrowed<T>(pipeline.Output(scaled_a, scaled_b));
+    const auto result = Narrowed<T, Pipeline>(pipeline.Output(scaled_a, scaled_b));
     if constexpr (kStream) {
       StreamHalves(ds, result, out + i);
     } else {
@@ -198,8 +206,54 @@ void PeriodicRows(const void* a, const void* b, void* out, size_t n, const RowBa
   ReportVectors(pipeline, vectors);
 }
 
+// Rows through the decided lanes (quantized_decided-inl.h), in segments: a
+// call whose outputs mostly lie near rounding boundaries (simple ratios of
+// scales, such as decimal ones) would compute most vectors twice, so once a
+// segment sends a quarter of its vectors down the exact pipeline, the rest of
+// the batch runs on the exact pipeline alone. Either way every output is
+// LiteRT's: only the speed depends on the switch.
+template <class T, class Fast, class Exact, bool kStream, bool kAOne, bool kBOne>
+void DecidedRows(const void* a, const void* b, void* out, size_t n, const RowBatch& batch) {
+  const auto& params = *static_cast<const QuantizedKernelParams*>(batch.params);
+  const Fast fast(params);
+  const Exact exact(params);
+  constexpr size_t kSegment = 4096;
+  bool exact_only = false;
+  size_t vectors = 0;
+  size_t switched = 0;  // vectors computed after the switch: all exact
+  for (size_t r = 0; r < batch.rows; ++r) {
+    const T* row_a = RowStart<T>(a, batch.a_stride, r);
+    const T* row_b = RowStart<T>(b, batch.b_stride, r);
+    T* row_out = static_cast<T*>(out) + static_cast<int64_t>(r) * batch.out_stride;
+    if (exact_only) {
+      switched += Row<T, kStream, kAOne, kBOne>(exact, MakeInputA<T, kAOne>(exact, row_a),
+                                                MakeInputB<T, kBOne>(exact, row_b), row_out, n);
+      continue;
+    }
+    const auto fast_a = MakeInputA<T, kAOne>(fast, row_a);
+    const auto fast_b = MakeInputB<T, kBOne>(fast, row_b);
+    for (size_t done = 0; done < n; done += kSegment) {
+      const size_t count = n - done < kSegment ? n - done : kSegment;
+      const auto segment_a = InputA<T, kAOne, Fast>{kAOne ? row_a : row_a + done, fast_a.scaled_element};
+      const auto segment_b = InputB<T, kBOne, Fast>{kBOne ? row_b : row_b + done, fast_b.scaled_element};
+      if (exact_only) {
+        const auto exact_a = MakeInputA<T, kAOne>(exact, segment_a.row);
+        const auto exact_b = MakeInputB<T, kBOne>(exact, segment_b.row);
+        switched += Row<T, kStream, kAOne, kBOne>(exact, exact_a, exact_b, row_out + done, count);
+        continue;
+      }
+      const int64_t exact_before = fast.count.exact;
+      const size_t segment_vectors = Row<T, kStream, kAOne, kBOne>(fast, segment_a, segment_b, row_out + done, count);
+      vectors += segment_vectors;
+      exact_only = static_cast<size_t>(fast.count.exact - exact_before) * 4 > segment_vectors;
+    }
+  }
+  fast.count.exact += static_cast<int64_t>(switched);
+  ReportVectors(fast, vectors + switched);
+}
+
 // The row kinds of a call: Fast's where the call's constants allow it (the
-// decided lanes, quantized_decided-inl.h), Exact's elsewhere.
+// decided lanes), Exact's elsewhere.
 template <class Fast, class Exact>
 struct PipelinePair {};
 
@@ -211,7 +265,7 @@ struct PipelineChoice<PipelinePair<Fast, Exact>> {
   static void Rows(const void* a, const void* b, void* out, size_t n, const RowBatch& shared_batch) {
     const RowBatch batch = shared_batch;  // a local copy: a store may alias the caller's
     if (static_cast<const QuantizedKernelParams*>(batch.params)->decided.enabled) {
-      RowsOfOperands<T, Fast, kStream, kAOne, kBOne>(a, b, out, n, batch);
+      DecidedRows<T, Fast, Exact, kStream, kAOne, kBOne>(a, b, out, n, batch);
     } else {
       RowsOfOperands<T, Exact, kStream, kAOne, kBOne>(a, b, out, n, batch);
     }
@@ -266,12 +320,23 @@ constexpr RowKernels MakeQuantizedRowKernels() {
   };
 }
 
+// The decided lanes are 8-bit only (quantized/decided_lanes.cpp): int16 gets
+// the exact pipeline of a pair.
+template <class Pair>
+struct ExactOnly {
+  using type = Pair;
+};
+template <class Fast, class Exact>
+struct ExactOnly<PipelinePair<Fast, Exact>> {
+  using type = Only<Exact>;
+};
+
 template <class Pair>
 constexpr void SetPipelineKernels(QuantizedKernelTable& table, QuantizedPipeline pipeline, HalfInput half) {
   auto& row = table.kernels[static_cast<int>(pipeline)][static_cast<int>(half)];
   row[static_cast<int>(QuantizedType::i8)] = MakeQuantizedRowKernels<int8_t, Pair>();
   row[static_cast<int>(QuantizedType::u8)] = MakeQuantizedRowKernels<uint8_t, Pair>();
-  row[static_cast<int>(QuantizedType::i16)] = MakeQuantizedRowKernels<int16_t, Pair>();
+  row[static_cast<int>(QuantizedType::i16)] = MakeQuantizedRowKernels<int16_t, typename ExactOnly<Pair>::type>();
 }
 
 template <bool kSingleRounding>

@@ -38,7 +38,8 @@
 //   for S = max |x| alpha + max |y| beta + |zp_o - zp_a alpha + zp_b beta|);
 // - the constant's own double arithmetic, below 2^-40 (1 + S).
 // E = E_in + E_1 + E_f bounds |(Ys - M) - Z|. Then the bits of Ys less those of
-// M are V = (Ys - M) 2^k, an integer. With t = V + 2^(k-1) and f its low k
+// M are V = (Ys - M) 2^k, an integer (k <= 14, so that M's bits shifted down
+// by k are a multiple of 256 and the results' low bytes are the 8-bit outputs). With t = V + 2^(k-1) and f its low k
 // bits, Ys - M = q - 1/2 + f 2^-k for q = t >> k; Z lies within E of it, so
 // round(Z) = q whatever the tie rule when E 2^k < f < 2^k - E 2^k. With a
 // margin w = 2^(j-1) > E 2^k, the lanes where (t + w)'s bits j..k-1 are all
@@ -92,10 +93,13 @@ struct DecidedRounding {
         fraction_bits(lanes.fraction_bits) {}
 
   HWY_INLINE V32 Biased(VF32 estimate) const { return hn::Add(hn::BitCast(D32(), estimate), round_bias); }
+  // (AVX-512 compilers make the And and the compare with zero one vptestnmd.)
   HWY_INLINE bool AnyUndecided(V32 biased) const {
     return !hn::AllFalse(D32(), hn::Eq(hn::And(biased, undecided_mask), hn::Zero(D32())));
   }
-  HWY_INLINE V32 Rounded(V32 biased) const { return hn::Sub(hn::ShiftRightSame(biased, fraction_bits), magic_high); }
+  // The rounded value plus magic_high, which is a multiple of 256 (k <= 14):
+  // the low byte of each lane is the 8-bit result.
+  HWY_INLINE V32 RoundedPlusMagic(V32 biased) const { return hn::ShiftRightSame(biased, fraction_bits); }
 };
 
 // How many vectors took the exact pipeline, counted in the row loop's pipeline
@@ -127,9 +131,10 @@ struct DecidedSubtractPipeline {
   VF32 neg_beta;
   VF32 offset;
   DecidedRounding rounding;
-  V32 out_min;
+  V32 out_min;  // plus magic_high
   V32 out_max;
   ExactVectorCount count;
+  static constexpr bool kLowByteResults = true;
 
   explicit DecidedSubtractPipeline(const QuantizedKernelParams& p)
       : exact(p),
@@ -137,8 +142,8 @@ struct DecidedSubtractPipeline {
         neg_beta(hn::Set(DF32(), p.decided.neg_beta)),
         offset(hn::Set(DF32(), p.decided.offset)),
         rounding(p.decided),
-        out_min(hn::Set(D32(), p.out_min)),
-        out_max(hn::Set(D32(), p.out_max)),
+        out_min(hn::Set(D32(), p.out_min + p.decided.magic_high)),
+        out_max(hn::Set(D32(), p.out_max + p.decided.magic_high)),
         count(p.decided) {}
 
   HWY_INLINE DecidedInput ScaleA(V32 x) const { return {x, hn::ConvertTo(DF32(), x)}; }
@@ -148,9 +153,9 @@ struct DecidedSubtractPipeline {
     const V32 biased = rounding.Biased(hn::MulAdd(a.part, alpha, b.part));
     if (HWY_UNLIKELY(rounding.AnyUndecided(biased))) {
       ++count.exact;
-      return exact.Output(exact.ScaleA(a.stored), exact.ScaleB(b.stored));
+      return hn::Add(exact.Output(exact.ScaleA(a.stored), exact.ScaleB(b.stored)), rounding.magic_high);
     }
-    return hn::Min(hn::Max(rounding.Rounded(biased), out_min), out_max);
+    return hn::Min(hn::Max(rounding.RoundedPlusMagic(biased), out_min), out_max);
   }
 
   void Report(int64_t vector_count) const { count.Report(vector_count); }
@@ -164,9 +169,10 @@ struct DecidedSquarePipeline {
   VF32 out_multiplier;
   VF32 offset;
   DecidedRounding rounding;
-  V32 out_min;
+  V32 out_min;  // plus magic_high
   V32 out_max;
   ExactVectorCount count;
+  static constexpr bool kLowByteResults = true;
 
   explicit DecidedSquarePipeline(const QuantizedKernelParams& p)
       : exact(p),
@@ -174,8 +180,8 @@ struct DecidedSquarePipeline {
         out_multiplier(hn::Set(DF32(), p.decided.out_multiplier)),
         offset(hn::Set(DF32(), p.decided.offset)),
         rounding(p.decided),
-        out_min(hn::Set(D32(), p.out_min)),
-        out_max(hn::Set(D32(), p.out_max)),
+        out_min(hn::Set(D32(), p.out_min + p.decided.magic_high)),
+        out_max(hn::Set(D32(), p.out_max + p.decided.magic_high)),
         count(p.decided) {}
 
   HWY_INLINE V32 ScaleA(V32 x) const { return exact.ScaleA(x); }
@@ -188,9 +194,9 @@ struct DecidedSquarePipeline {
     const V32 biased = rounding.Biased(estimate);
     if (HWY_UNLIKELY(rounding.AnyUndecided(biased))) {
       ++count.exact;
-      return exact.Output(scaled_a, scaled_b);
+      return hn::Add(exact.Output(scaled_a, scaled_b), rounding.magic_high);
     }
-    return hn::Min(hn::Max(rounding.Rounded(biased), out_min), out_max);
+    return hn::Min(hn::Max(rounding.RoundedPlusMagic(biased), out_min), out_max);
   }
 
   void Report(int64_t vector_count) const { count.Report(vector_count); }

@@ -57,8 +57,11 @@ int32_t largest_magnitude(QuantizedType type) {
 }
 
 // k: the most fraction bits that keep every partial sum of an estimate of
-// magnitude at most S within M +- 2^(21-k): (S + 2) 2^k <= 2^20.
-int fraction_bits_for(double largest) { return 20 - static_cast<int>(std::ceil(std::log2(largest + 2.0))); }
+// magnitude at most S within M +- 2^(21-k), (S + 2) 2^k <= 2^20, and at most
+// 14 (M's bits shifted down by k are then a multiple of 256).
+int fraction_bits_for(double largest) {
+  return std::min(14, 20 - static_cast<int>(std::ceil(std::log2(largest + 2.0))));
+}
 
 // The rounding constants for a bound E at k fraction bits, or false where the
 // margin would leave a quarter of the outputs or more undecided.
@@ -153,12 +156,15 @@ bool choose_dyadic(QuantizedCall& call, bool single) {
 
 void choose_fast_path(QuantizedCall& call) {
   if (!g_fast_paths.load()) return;
+  // The decided lanes write 8-bit results (their low bytes); int16's estimate
+  // would need more precision than float32 has.
+  const bool eight_bit = call.type != QuantizedType::i16;
   const bool single = is_single_rounding(call.pipeline);
   if (is_subtract(call.pipeline)) {
     if (choose_dyadic(call, single)) return;
-    decide_subtract(call, single);
-  } else if (call.pipeline == QuantizedPipeline::squared_difference_double_rounding ||
-             call.pipeline == QuantizedPipeline::squared_difference_single_rounding) {
+    if (eight_bit) decide_subtract(call, single);
+  } else if (eight_bit && (call.pipeline == QuantizedPipeline::squared_difference_double_rounding ||
+                           call.pipeline == QuantizedPipeline::squared_difference_single_rounding)) {
     decide_square(call, single);
   }
 }
