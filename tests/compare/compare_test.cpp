@@ -19,6 +19,7 @@
 #include "sqdiff/bfloat16.hpp"
 #include "sqdiff/error.hpp"
 #include "sqdiff/float16.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -82,27 +83,10 @@ void expect_same(const CompareStats& x, const CompareStats& y) {
 // differences 0, 2, 3, 0, 0, 5; sum of squares 38, MSE 38/6.
 
 template <typename T>
-struct Typed {
-  static constexpr DType kDType = DType::f32;
-};
-template <> struct Typed<sqdiff::float16> { static constexpr DType kDType = DType::f16; };
-template <> struct Typed<sqdiff::bfloat16> { static constexpr DType kDType = DType::bf16; };
-template <> struct Typed<float> { static constexpr DType kDType = DType::f32; };
-template <> struct Typed<double> { static constexpr DType kDType = DType::f64; };
-template <> struct Typed<int8_t> { static constexpr DType kDType = DType::i8; };
-template <> struct Typed<int16_t> { static constexpr DType kDType = DType::i16; };
-template <> struct Typed<int32_t> { static constexpr DType kDType = DType::i32; };
-template <> struct Typed<int64_t> { static constexpr DType kDType = DType::i64; };
-template <> struct Typed<uint8_t> { static constexpr DType kDType = DType::u8; };
-template <> struct Typed<uint16_t> { static constexpr DType kDType = DType::u16; };
-template <> struct Typed<uint32_t> { static constexpr DType kDType = DType::u32; };
-template <> struct Typed<uint64_t> { static constexpr DType kDType = DType::u64; };
-
-template <typename T>
 std::vector<T> values(std::initializer_list<int> list) {
   std::vector<T> out;
   for (int v : list) {
-    if constexpr (std::is_same_v<T, sqdiff::float16> || std::is_same_v<T, sqdiff::bfloat16>) {
+    if constexpr (sqdiff_test::is_half_type<T>) {
       out.push_back(T(static_cast<float>(v)));
     } else {
       out.push_back(static_cast<T>(v));
@@ -119,7 +103,7 @@ TYPED_TEST_SUITE(CompareEveryDType, AllTypes);
 
 TYPED_TEST(CompareEveryDType, ExactValuesPositionsAndGates) {
   using T = TypeParam;
-  constexpr DType dtype = Typed<T>::kDType;
+  constexpr DType dtype = sqdiff_test::dtype_of<T>;
   const auto a = values<T>({1, 2, 3, 4, 5, 6});
   const auto b = values<T>({1, 4, 0, 4, 5, 1});
   CompareOptions options;
