@@ -19,11 +19,11 @@ set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo_root"
 
-all_targets=(fuzz_npy fuzz_npz fuzz_ir fuzz_tflite fuzz_partial_shape fuzz_api)
+all_targets=(fuzz_npy fuzz_npz fuzz_ir fuzz_tflite fuzz_partial_shape fuzz_api fuzz_compare)
 # Inputs longer than these add nothing the format can express (a .npy header
 # and a little data, a zip of a few such members, a model of a few layers, a
 # shape, a call and its arena).
-declare -A max_len=([fuzz_npy]=4096 [fuzz_npz]=4096 [fuzz_ir]=8192 [fuzz_tflite]=4096 [fuzz_partial_shape]=256 [fuzz_api]=2048)
+declare -A max_len=([fuzz_npy]=4096 [fuzz_npz]=4096 [fuzz_ir]=8192 [fuzz_tflite]=4096 [fuzz_partial_shape]=256 [fuzz_api]=2048 [fuzz_compare]=1024)
 # Per-target libFuzzer options. fuzz_npz: an archive of max_len bytes holds at
 # most 1032 times that once inflated (about 4 MiB), so any single allocation
 # above 64 MiB came from a size the file forged.

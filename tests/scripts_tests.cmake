@@ -21,3 +21,14 @@ if(TARGET sqdiff_cli)
            COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/scripts/docs_commands_test.py $<TARGET_FILE:sqdiff_cli> -v)
   set_tests_properties(scripts.docs_commands PROPERTIES LABELS "scripts" TIMEOUT 120)
 endif()
+
+# Issue 34: the program and the Python module use the library through its public headers only
+# (scripts/check_public_headers.py; the files still excepted are named in
+# tests/scripts/public_headers_only.txt, a list that may only shrink), and the check itself on
+# made-up trees (tests/scripts/public_headers_only_test.py).
+add_test(NAME scripts.public_headers_only
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/scripts/check_public_headers.py ${PROJECT_SOURCE_DIR})
+set_tests_properties(scripts.public_headers_only PROPERTIES LABELS "scripts" TIMEOUT 60)
+add_test(NAME scripts.public_headers_only_self_test
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/scripts/public_headers_only_test.py -v)
+set_tests_properties(scripts.public_headers_only_self_test PROPERTIES LABELS "scripts" TIMEOUT 60)

@@ -16,7 +16,7 @@
 #include "progress.hpp"
 #include "partial_shape.hpp"
 #include "shape_count.hpp"
-#include "tensor_comparison.hpp"
+#include "sqdiff/compare.hpp"
 #include "tensor_set.hpp"
 
 namespace sqdiff::tools {
@@ -26,14 +26,10 @@ struct CompareRequest {
   std::string a_path;
   std::string b_path;
   std::string mode = "none";  // shapes must match unless --broadcast numpy|pdpd
-  sqdiff::Broadcast broadcast = {};
   std::string dtype;  // as for `run`: "" = as stored; "bf16" reads "<u2" files as bf16 bits
   bool quiet = false;
   bool json = false;
-  std::optional<double> atol;
-  std::optional<double> rtol;
-  bool equal_nan = false;
-  CompareOptions options;
+  CompareOptions options;  // broadcast, the gates and threads: the library's comparison's own options
 };
 
 int64_t byte_total(const InputPair& pair) {
@@ -58,20 +54,23 @@ class Comparer {
       : request_(request),
         progress_("sqdiff compare", total_bytes, ProgressBar::wanted(request.quiet, total_bytes)) {}
 
-  TensorComparison compare(const InputPair& pair) {
+  CompareStats compare(const InputPair& pair) {
     const bool release_a = read_in_order(pair.a, pair.a_strides, pair.shape);
     const bool release_b = read_in_order(pair.b, pair.b_strides, pair.shape);
-    const std::size_t item = dtype_size(pair.a.dtype());
-    const AlignedPair aligned{pair.a.dtype(), pair.a.shape(), pair.b.shape(), pair.shape, request_.broadcast,
-                              pair.a.data(),  pair.a_strides, pair.b.data(),  pair.b_strides};
-    return compare_tensors(aligned, request_.options, [&](const void* a, const void* b, int64_t elements) {
-      const int64_t bytes = elements * static_cast<int64_t>(item);
-      if (release_a) release_mapped_pages(a, bytes);
-      if (release_b) release_mapped_pages(b, bytes);
+    const int64_t item = static_cast<int64_t>(dtype_size(pair.a.dtype()));
+    // An input read in order holds compared position p at element p of its data.
+    const auto* a_data = static_cast<const std::byte*>(pair.a.data());
+    const auto* b_data = static_cast<const std::byte*>(pair.b.data());
+    CompareOptions options = request_.options;
+    options.on_progress = [&](int64_t first, int64_t elements) {
+      const int64_t bytes = elements * item;
+      if (release_a) release_mapped_pages(a_data + first * item, bytes);
+      if (release_b) release_mapped_pages(b_data + first * item, bytes);
       const std::lock_guard<std::mutex> lock(mutex_);
       done_ += bytes;
       progress_.update(done_);
-    });
+    };
+    return sqdiff::compare(pair.a.view(), pair.b.view(), options);
   }
   void finish() { progress_.finish(); }
 
@@ -85,10 +84,10 @@ class Comparer {
 // Aligns a pair of arrays; in mode none a shape mismatch says how to broadcast.
 InputPair align(NpyArray a, NpyArray b, const CompareRequest& request, const std::string& what) {
   try {
-    return align_input_pair(std::move(a), std::move(b), request.dtype, request.broadcast, what);
+    return align_input_pair(std::move(a), std::move(b), request.dtype, request.options.broadcast, what);
   } catch (const sqdiff::Error& e) {
     const std::string message = e.what();
-    if (request.broadcast.kind == BroadcastKind::none && message.find("cannot broadcast") != std::string::npos) {
+    if (request.options.broadcast.kind == BroadcastKind::none && message.find("cannot broadcast") != std::string::npos) {
       throw sqdiff::Error(message + "; shapes must match (give --broadcast numpy to broadcast)");
     }
     throw;
@@ -101,7 +100,7 @@ bool compare_files(const CompareRequest& request) {
   NpyArray b = NpyArray::open(request.b_path, two_byte_void);
   const InputPair pair = align(std::move(a), std::move(b), request, "compare");
   Comparer comparer(request, byte_total(pair));
-  const TensorComparison result = comparer.compare(pair);
+  const CompareStats result = comparer.compare(pair);
   comparer.finish();
   std::cout << (request.json ? to_json_text(pair_report(request.a_path, request.b_path, result)) + "\n"
                              : compare_text(request.a_path, request.b_path, result))
@@ -136,9 +135,7 @@ bool compare_sets(const CompareRequest& request) {
   std::cout << (request.json ? to_json_text(set_report(request.a_path, request.b_path, results, missing, extra)) + "\n"
                              : set_text(request.a_path, request.b_path, results, missing, extra))
             << std::flush;
-  std::vector<TensorComparison> comparisons;
-  for (const NamedComparison& r : results) comparisons.push_back(r.comparison);
-  return set_passed(comparisons, missing.size(), extra.size());
+  return set_passed(results, missing.size(), extra.size());
 }
 
 }  // namespace
@@ -156,18 +153,18 @@ void register_compare_command(CLI::App& app) {
                   "Broadcast mode: none (shapes must match), numpy or pdpd; the report says when it broadcast")
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "numpy", "pdpd"}, CLI::ignore_case));
-  sub->add_option("--axis", request->broadcast.axis,
+  sub->add_option("--axis", request->options.broadcast.axis,
                   "pdpd only: the dim of a where b starts; -1 aligns b right. Write negative values as --axis=-1")
       ->capture_default_str()
       ->check(fits_in<int64_t>());
   const std::string tolerance_range = "a finite number, 0 or more";
-  sub->add_option("--atol", request->atol,
+  sub->add_option("--atol", request->options.atol,
                   "Tolerance gate: |a - b| <= atol + rtol * |b| for every pair (numpy.allclose's rule); "
                   "exit status 3 otherwise. Default when only --rtol is given: 1e-08")
       ->check(number_in(0, std::numeric_limits<double>::max(), tolerance_range));
-  sub->add_option("--rtol", request->rtol, "The gate's relative tolerance. Default when only --atol is given: 1e-05")
+  sub->add_option("--rtol", request->options.rtol, "The gate's relative tolerance. Default when only --atol is given: 1e-05")
       ->check(number_in(0, std::numeric_limits<double>::max(), tolerance_range));
-  sub->add_flag("--equal-nan", request->equal_nan,
+  sub->add_flag("--equal-nan", request->options.equal_nan,
                 "Two NaNs at one position pass the tolerance gate (needs --atol or --rtol)");
   sub->add_option("--peak", request->options.peak,
                   "PSNR's peak signal value, finite and above 0; integer data default to the type's range "
@@ -212,11 +209,8 @@ void register_compare_command(CLI::App& app) {
       "compared), 3 when one fails or a set misses names, 1 for a job error, 2 for a command-line\n"
       "mistake.");
   sub->callback([request] {
-    request->broadcast.kind = parse_broadcast_kind(request->mode);
-    if (request->atol || request->rtol) {
-      request->options.tolerance = Tolerance{request->atol.value_or(kDefaultAtol), request->rtol.value_or(kDefaultRtol),
-                                             request->equal_nan};
-    } else if (request->equal_nan) {
+    request->options.broadcast.kind = parse_broadcast_kind(request->mode);
+    if (request->options.equal_nan && !request->options.atol && !request->options.rtol) {
       throw CLI::ValidationError("--equal-nan", "applies to the tolerance gate: give --atol and/or --rtol too");
     }
     const bool a_set = is_tensor_set(request->a_path), b_set = is_tensor_set(request->b_path);

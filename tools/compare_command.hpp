@@ -3,9 +3,9 @@
 // and first positions, the same over the finite pairs), with gates a CI job
 // can use (--atol/--rtol, --fail-above), in one streaming pass over
 // memory-mapped files of any size; or two sets of arrays (.npz files or
-// folders of .npy files) compared tensor by tensor by name. The report itself
-// is built by tensor_comparison.hpp and compare_report.hpp, which the Python
-// module shares.
+// folders of .npy files) compared tensor by tensor by name. The statistics
+// are the library's (sqdiff/compare.hpp), the report compare_report.hpp's,
+// which the Python module shares.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -1,5 +1,6 @@
 #include "compare_report.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -19,16 +20,6 @@ std::string shape_text(const Shape& shape) {
   return text + "]";
 }
 
-// The multi-index of row-major position `position` in `shape`.
-Shape unravel(int64_t position, const Shape& shape) {
-  Shape index(shape.size(), 0);
-  for (std::size_t i = shape.size(); i-- > 0;) {
-    index[i] = position % shape[i];
-    position /= shape[i];
-  }
-  return index;
-}
-
 std::string mode_text(const Broadcast& mode) {
   switch (mode.kind) {
     case BroadcastKind::none: return "none";
@@ -44,8 +35,9 @@ JsonValue json_shape(const Shape& shape) {
   return dims;
 }
 
-JsonValue json_index(int64_t position, const Shape& shape) {
-  return position < 0 ? JsonValue() : json_shape(unravel(position, shape));
+// A position of the compared shape as its multi-index; null for none (-1).
+JsonValue json_index(const CompareStats& c, int64_t position) {
+  return position < 0 ? JsonValue() : json_shape(c.index_of(position));
 }
 
 // An object under construction whose floats may be NaN or infinite: those
@@ -79,18 +71,14 @@ class NumberObject {
 };
 
 // |a - b| at a maximum: the exact integer, or the f64 value.
-void add_difference(NumberObject& object, const std::string& key, DType dtype, const Maximum& m) {
+void add_difference(NumberObject& object, const std::string& key, DType dtype, const LargestDifference& m) {
   if (m.position < 0) {
     object.add(key, nullptr);
   } else if (is_integer(dtype)) {
-    object.add(key, m.key);
+    object.add(key, m.exact);
   } else {
-    object.number(key, m.as_double());
+    object.number(key, m.value);
   }
-}
-
-double difference_as_double(DType dtype, const Maximum& m) {
-  return is_integer(dtype) ? static_cast<double>(m.key) : m.as_double();
 }
 
 // A path or name: the JSON string, and `key`_bytes (all its bytes in hex)
@@ -110,19 +98,19 @@ JsonValue name_list(const std::vector<std::string>& names) {
   return list;
 }
 
-std::string difference_text(DType dtype, const Maximum& m) {
-  return is_integer(dtype) ? std::to_string(m.key) : shortest_double(m.as_double());
+std::string difference_text(DType dtype, const LargestDifference& m) {
+  return is_integer(dtype) ? std::to_string(m.exact) : shortest_double(m.value);
 }
 
-std::string at_text(int64_t position, const Shape& shape) {
-  return position < 0 ? "" : " (first at " + shape_text(unravel(position, shape)) + ")";
+std::string at_text(const CompareStats& c, int64_t position) {
+  return position < 0 ? "" : " (first at " + shape_text(c.index_of(position)) + ")";
 }
 
 // Why a comparison failed, for the text report ("" when it passed).
-std::string failures(const TensorComparison& c) {
+std::string failures(const CompareStats& c) {
   std::string why;
-  if (c.tolerance && c.stats.out_of_tolerance > 0) {
-    why += std::to_string(c.stats.out_of_tolerance) + " out of tolerance";
+  if (c.tolerance && c.out_of_tolerance > 0) {
+    why += std::to_string(c.out_of_tolerance) + " out of tolerance";
   }
   if (c.fail_above && !(c.mse <= *c.fail_above)) {
     why += (why.empty() ? "" : ", ") + std::string("MSE ") + shortest_double(c.mse) + " above " +
@@ -133,6 +121,11 @@ std::string failures(const TensorComparison& c) {
 
 }  // namespace
 
+bool set_passed(const std::vector<NamedComparison>& tensors, std::size_t missing, std::size_t extra) {
+  return missing == 0 && extra == 0 &&
+         std::all_of(tensors.begin(), tensors.end(), [](const NamedComparison& t) { return t.comparison.passed; });
+}
+
 std::string shortest_double(double value) {
   if (std::isnan(value)) return "nan";
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
@@ -142,36 +135,35 @@ std::string shortest_double(double value) {
   return std::string(text, end);
 }
 
-JsonObject comparison_fields(const TensorComparison& c) {
-  const DifferenceStats& s = c.stats;
+JsonObject comparison_fields(const CompareStats& c) {
   NumberObject out;
   out.add("dtype", std::string(dtype_name(c.dtype)));
   out.add("a_shape", json_shape(c.a_shape));
   out.add("b_shape", json_shape(c.b_shape));
   out.add("shape", json_shape(c.shape));
-  out.add("broadcast", mode_text(c.mode));
+  out.add("broadcast", mode_text(c.broadcast));
   out.add("broadcasted", c.broadcasted);
   out.add("elements", c.elements);
-  out.number("sum_of_squares", c.sum_of_squares);
+  out.number("sum_of_squares", c.sum_squares);
   out.number("mse", c.mse);
   out.number("rmse", c.rmse);
   out.optional_number("psnr", c.psnr);
   out.optional_number("peak", c.peak);
-  add_difference(out, "max_abs_diff", c.dtype, s.max_abs);
-  out.add("max_abs_diff_index", json_index(s.max_abs.position, c.shape));
-  out.add("differing", s.differing);
-  out.add("nan", JsonObject{{"a", s.a_nan}, {"b", s.b_nan}});
-  out.add("inf", JsonObject{{"a", s.a_inf}, {"b", s.b_inf}});
-  out.add("first_nan", JsonObject{{"a", json_index(s.a_first_nan, c.shape)}, {"b", json_index(s.b_first_nan, c.shape)}});
-  out.add("first_inf", JsonObject{{"a", json_index(s.a_first_inf, c.shape)}, {"b", json_index(s.b_first_inf, c.shape)}});
+  add_difference(out, "max_abs_diff", c.dtype, c.largest);
+  out.add("max_abs_diff_index", json_index(c, c.largest.position));
+  out.add("differing", c.differing);
+  out.add("nan", JsonObject{{"a", c.nan_a}, {"b", c.nan_b}});
+  out.add("inf", JsonObject{{"a", c.inf_a}, {"b", c.inf_b}});
+  out.add("first_nan", JsonObject{{"a", json_index(c, c.first_nan_a)}, {"b", json_index(c, c.first_nan_b)}});
+  out.add("first_inf", JsonObject{{"a", json_index(c, c.first_inf_a)}, {"b", json_index(c, c.first_inf_b)}});
 
   NumberObject finite;
-  finite.add("elements", s.finite_pairs);
-  finite.number("sum_of_squares", c.finite_sum_of_squares);
+  finite.add("elements", c.finite_elements);
+  finite.number("sum_of_squares", c.finite_sum_squares);
   finite.number("mse", c.finite_mse);
   finite.number("rmse", c.finite_rmse);
-  add_difference(finite, "max_abs_diff", c.dtype, s.finite_max_abs);
-  finite.add("max_abs_diff_index", json_index(s.finite_max_abs.position, c.shape));
+  add_difference(finite, "max_abs_diff", c.dtype, c.finite_largest);
+  finite.add("max_abs_diff_index", json_index(c, c.finite_largest.position));
   out.add("finite", std::move(finite).finish());
 
   if (c.tolerance) {
@@ -179,12 +171,12 @@ JsonObject comparison_fields(const TensorComparison& c) {
     tolerance.number("atol", c.tolerance->atol);
     tolerance.number("rtol", c.tolerance->rtol);
     tolerance.add("equal_nan", c.tolerance->equal_nan);
-    tolerance.add("out_of_tolerance", s.out_of_tolerance);
-    const bool any = s.out_of_tolerance > 0;
-    tolerance.add("worst_index", json_index(any ? s.worst.position : -1, c.shape));
-    add_difference(tolerance, "worst_abs_error", c.dtype, any ? s.worst : Maximum{});
+    tolerance.add("out_of_tolerance", c.out_of_tolerance);
+    const bool any = c.out_of_tolerance > 0;
+    tolerance.add("worst_index", json_index(c, any ? c.worst.position : -1));
+    add_difference(tolerance, "worst_abs_error", c.dtype, any ? c.worst : LargestDifference{});
     if (any) {
-      tolerance.number("worst_rel_error", difference_as_double(c.dtype, s.worst) / s.worst.b_magnitude);
+      tolerance.number("worst_rel_error", c.worst_rel_error);
     } else {
       tolerance.add("worst_rel_error", nullptr);
     }
@@ -198,7 +190,7 @@ JsonObject comparison_fields(const TensorComparison& c) {
   return std::move(out).finish();
 }
 
-JsonValue pair_report(const std::string& a_path, const std::string& b_path, const TensorComparison& comparison) {
+JsonValue pair_report(const std::string& a_path, const std::string& b_path, const CompareStats& comparison) {
   JsonObject report;
   add_bytes(report, "a", a_path);
   add_bytes(report, "b", b_path);
@@ -214,14 +206,12 @@ JsonValue set_report(const std::string& a_path, const std::string& b_path, const
     add_bytes(report, "b", b_path);
   }
   JsonArray entries;
-  std::vector<TensorComparison> comparisons;
   int64_t failed = 0;
   for (const NamedComparison& t : tensors) {
     JsonObject entry;
     add_bytes(entry, "name", t.name);
     for (auto& field : comparison_fields(t.comparison)) entry.push_back(std::move(field));
     entries.emplace_back(std::move(entry));
-    comparisons.push_back(t.comparison);
     failed += t.comparison.passed ? 0 : 1;
   }
   report.emplace_back("tensors", std::move(entries));
@@ -229,19 +219,18 @@ JsonValue set_report(const std::string& a_path, const std::string& b_path, const
   report.emplace_back("extra", name_list(extra));
   report.emplace_back("compared", static_cast<int64_t>(tensors.size()));
   report.emplace_back("failed", failed);
-  report.emplace_back("passed", set_passed(comparisons, missing.size(), extra.size()));
+  report.emplace_back("passed", set_passed(tensors, missing.size(), extra.size()));
   return report;
 }
 
-std::string compare_text(const std::string& a_path, const std::string& b_path, const TensorComparison& c) {
-  const DifferenceStats& s = c.stats;
+std::string compare_text(const std::string& a_path, const std::string& b_path, const CompareStats& c) {
   const std::string dtype(dtype_name(c.dtype));
   std::ostringstream out;
   out << "a: " << one_line_text(a_path) << " (" << dtype << " " << shape_text(c.a_shape) << ")\n";
   out << "b: " << one_line_text(b_path) << " (" << dtype << " " << shape_text(c.b_shape) << ")\n";
   out << "elements: " << c.elements << " (shape " << shape_text(c.shape)
-      << (c.broadcasted ? ", broadcast " + std::string(mode_text(c.mode)) : "") << ")\n";
-  out << "sum of squares: " << shortest_double(c.sum_of_squares) << "\n";
+      << (c.broadcasted ? ", broadcast " + std::string(mode_text(c.broadcast)) : "") << ")\n";
+  out << "sum of squares: " << shortest_double(c.sum_squares) << "\n";
   out << "MSE: " << shortest_double(c.mse) << "\n";
   out << "RMSE: " << shortest_double(c.rmse) << "\n";
   if (c.psnr) {
@@ -249,32 +238,29 @@ std::string compare_text(const std::string& a_path, const std::string& b_path, c
   } else {
     out << "PSNR: n/a (float data: give --peak)\n";
   }
-  if (s.max_abs.position >= 0) {
-    out << "max |a - b|: " << difference_text(c.dtype, s.max_abs) << " at "
-        << shape_text(unravel(s.max_abs.position, c.shape)) << "\n";
+  if (c.largest.position >= 0) {
+    out << "max |a - b|: " << difference_text(c.dtype, c.largest) << " at "
+        << shape_text(c.index_of(c.largest.position)) << "\n";
   } else {
     out << "max |a - b|: n/a (no pair without a NaN)\n";
   }
-  out << "differing: " << s.differing << "\n";
-  out << "NaN: a " << s.a_nan << at_text(s.a_first_nan, c.shape) << ", b " << s.b_nan
-      << at_text(s.b_first_nan, c.shape) << "\n";
-  out << "inf: a " << s.a_inf << at_text(s.a_first_inf, c.shape) << ", b " << s.b_inf
-      << at_text(s.b_first_inf, c.shape) << "\n";
-  out << "finite pairs: " << s.finite_pairs << ": sum of squares " << shortest_double(c.finite_sum_of_squares)
+  out << "differing: " << c.differing << "\n";
+  out << "NaN: a " << c.nan_a << at_text(c, c.first_nan_a) << ", b " << c.nan_b << at_text(c, c.first_nan_b) << "\n";
+  out << "inf: a " << c.inf_a << at_text(c, c.first_inf_a) << ", b " << c.inf_b << at_text(c, c.first_inf_b) << "\n";
+  out << "finite pairs: " << c.finite_elements << ": sum of squares " << shortest_double(c.finite_sum_squares)
       << ", MSE " << shortest_double(c.finite_mse);
-  if (s.finite_max_abs.position >= 0) {
-    out << ", max |a - b| " << difference_text(c.dtype, s.finite_max_abs) << " at "
-        << shape_text(unravel(s.finite_max_abs.position, c.shape));
+  if (c.finite_largest.position >= 0) {
+    out << ", max |a - b| " << difference_text(c.dtype, c.finite_largest) << " at "
+        << shape_text(c.index_of(c.finite_largest.position));
   }
   out << "\n";
   if (c.tolerance) {
     out << "tolerance: atol " << shortest_double(c.tolerance->atol) << ", rtol " << shortest_double(c.tolerance->rtol)
-        << (c.tolerance->equal_nan ? ", equal NaN" : "") << ": " << s.out_of_tolerance << " of " << c.elements
+        << (c.tolerance->equal_nan ? ", equal NaN" : "") << ": " << c.out_of_tolerance << " of " << c.elements
         << " out of tolerance";
-    if (s.out_of_tolerance > 0) {
-      out << ", worst at " << shape_text(unravel(s.worst.position, c.shape)) << ": |a - b| "
-          << difference_text(c.dtype, s.worst) << ", relative "
-          << shortest_double(difference_as_double(c.dtype, s.worst) / s.worst.b_magnitude);
+    if (c.out_of_tolerance > 0) {
+      out << ", worst at " << shape_text(c.index_of(c.worst.position)) << ": |a - b| "
+          << difference_text(c.dtype, c.worst) << ", relative " << shortest_double(c.worst_rel_error);
     }
     out << "\n";
   }
@@ -290,22 +276,19 @@ std::string set_text(const std::string& a_path, const std::string& b_path, const
   out << "a: " << one_line_text(a_path) << "\n";
   out << "b: " << one_line_text(b_path) << "\n";
   out << "tensor\tdtype\tshape\tmax |a - b|\tMSE\tNaN a/b\tinf a/b\tout of tolerance\tresult\n";
-  std::vector<TensorComparison> comparisons;
   int64_t failed = 0;
   for (const NamedComparison& t : tensors) {
-    const TensorComparison& c = t.comparison;
-    const DifferenceStats& s = c.stats;
+    const CompareStats& c = t.comparison;
     out << one_line_text(t.name) << "\t" << dtype_name(c.dtype) << "\t" << shape_text(c.shape) << "\t"
-        << (s.max_abs.position >= 0 ? difference_text(c.dtype, s.max_abs) : "n/a") << "\t" << shortest_double(c.mse)
-        << "\t" << s.a_nan << "/" << s.b_nan << "\t" << s.a_inf << "/" << s.b_inf << "\t"
-        << (c.tolerance ? std::to_string(s.out_of_tolerance) : "-") << "\t"
+        << (c.largest.position >= 0 ? difference_text(c.dtype, c.largest) : "n/a") << "\t" << shortest_double(c.mse)
+        << "\t" << c.nan_a << "/" << c.nan_b << "\t" << c.inf_a << "/" << c.inf_b << "\t"
+        << (c.tolerance ? std::to_string(c.out_of_tolerance) : "-") << "\t"
         << (c.passed ? "pass" : "FAIL (" + failures(c) + ")") << "\n";
-    comparisons.push_back(c);
     failed += c.passed ? 0 : 1;
   }
   for (const std::string& name : missing) out << "missing in b: " << one_line_text(name) << "\n";
   for (const std::string& name : extra) out << "extra in b: " << one_line_text(name) << "\n";
-  const bool passed = set_passed(comparisons, missing.size(), extra.size());
+  const bool passed = set_passed(tensors, missing.size(), extra.size());
   out << "result: " << (passed ? "pass" : "FAIL") << " (" << tensors.size() << " compared, " << failed << " failed, "
       << missing.size() << " missing, " << extra.size() << " extra)\n";
   return out.str();

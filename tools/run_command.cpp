@@ -6,7 +6,6 @@
 #include <limits>
 #include <memory>
 
-#include "chunk_plan.hpp"
 #include "cli_checks.hpp"
 #include "input_pair.hpp"
 #include "npy.hpp"
@@ -15,6 +14,7 @@
 #include "quant_options.hpp"
 #include "reduce_run.hpp"
 #include "shape_count.hpp"
+#include "sqdiff/chunk_plan.hpp"
 
 namespace sqdiff::tools {
 namespace {
@@ -112,7 +112,7 @@ void run_npy(const RunRequest& request) {
     op(ConstTensorView{a.data(), dtype, out_shape, a_strides}, ConstTensorView{b.data(), dtype, out_shape, b_strides},
        TensorView{out, dtype, out_shape, out_strides});
   } else {
-    // Chunks of consecutive output elements (chunk_plan.hpp), in order, as a
+    // Chunks of consecutive output elements (sqdiff/chunk_plan.hpp), in order, as a
     // written-through output (a pipe) needs them.
     const ChunkPlan plan(out_shape, chunk_elements);
     const std::size_t d = plan.split_dim();

@@ -4,6 +4,8 @@
 #include "sqdiff/bfloat16.hpp"
 #include "sqdiff/bounded_partial_sums.hpp"
 #include "sqdiff/broadcast.hpp"
+#include "sqdiff/chunk_plan.hpp"
+#include "sqdiff/compare.hpp"
 #include "sqdiff/dtype.hpp"
 #include "sqdiff/error.hpp"
 #include "sqdiff/float16.hpp"

@@ -1,8 +1,8 @@
-// sqdiff.compare on arrays and on dicts of arrays: the report of
-// `sqdiff compare --json`, computed by the same core (tools/compare_core.cmake:
-// tools/tensor_comparison.hpp, tools/compare_report.hpp) and handed to Python
-// as the same tree of dicts and lists; sqdiff/_compare.py wraps it in
-// CompareReport.
+// sqdiff.compare on arrays and on dicts of arrays: the library's comparison
+// (sqdiff/compare.hpp) in the report of `sqdiff compare --json`, written by
+// the same code (tools/compare_core.cmake: tools/compare_report.hpp) and
+// handed to Python as the same tree of dicts and lists; sqdiff/_compare.py
+// wraps it in CompareReport.
 #include "compare_bindings.hpp"
 
 #include <algorithm>
@@ -13,16 +13,15 @@
 
 #include "binding_common.hpp"
 #include "compare_report.hpp"
-#include "tensor_comparison.hpp"
+#include "sqdiff/compare.hpp"
 
 namespace sqdiff_python {
 namespace {
 
-using sqdiff::tools::AlignedPair;
-using sqdiff::tools::CompareOptions;
+using sqdiff::CompareOptions;
+using sqdiff::CompareStats;
 using sqdiff::tools::JsonValue;
 using sqdiff::tools::NamedComparison;
-using sqdiff::tools::TensorComparison;
 
 // The tree as Python objects: what json.loads gives for the printed report
 // (strings as json_string writes them: ill-formed UTF-8 as U+FFFD).
@@ -65,30 +64,17 @@ std::optional<double> optional_double(py::handle value) {
 CompareOptions parse_options(py::handle atol, py::handle rtol, bool equal_nan, py::handle peak,
                              py::handle fail_above, py::handle threads) {
   CompareOptions options;
-  const std::optional<double> a = optional_double(atol), r = optional_double(rtol);
-  if (a || r) {
-    options.tolerance = sqdiff::tools::Tolerance{a.value_or(sqdiff::tools::kDefaultAtol),
-                                                 r.value_or(sqdiff::tools::kDefaultRtol), equal_nan};
-  } else if (equal_nan) {
+  options.atol = optional_double(atol);
+  options.rtol = optional_double(rtol);
+  if (equal_nan && !options.atol && !options.rtol) {
     fail("compare", "equal_nan applies to the tolerance gate: give atol and/or rtol too");
   }
+  options.equal_nan = equal_nan;
   options.peak = optional_double(peak);
   options.fail_above = optional_double(fail_above);
   options.threads = parse_threads("compare", threads);
-  sqdiff::tools::check_compare_options(options);
+  sqdiff::check_compare_options(options);
   return options;
-}
-
-// Strides in elements aligned to the broadcast shape `shape` (right-aligned,
-// numpy or none mode): 0 on the dims the array is broadcast along.
-sqdiff::Shape aligned(const py::array& array, const sqdiff::Shape& shape) {
-  const sqdiff::Shape own = shape_of(array);
-  sqdiff::Shape strides = element_strides(array);
-  if (strides.size() != own.size()) strides.assign(own.size(), 0);  // an empty array: never read
-  sqdiff::Shape out(shape.size(), 0);
-  const std::size_t offset = shape.size() - own.size();
-  for (std::size_t i = 0; i < own.size(); ++i) out[offset + i] = own[i] == 1 ? 0 : strides[i];
-  return out;
 }
 
 // `object` as an array the compare core can read: in native byte order and
@@ -100,8 +86,8 @@ py::array readable_array(const char* name, py::handle object) {
   return array;
 }
 
-TensorComparison compare_arrays(const std::string& what, py::handle a_object, py::handle b_object, bool broadcast,
-                                const CompareOptions& options) {
+CompareStats compare_arrays(const std::string& what, py::handle a_object, py::handle b_object, bool broadcast,
+                            CompareOptions options) {
   const py::array a = readable_array("a", a_object);
   const py::array b = readable_array("b", b_object);
   // ml_dtypes.bfloat16 arrays are bf16 (sqdiff_dtype knows them), as `sqdiff compare --dtype bf16` reads
@@ -116,25 +102,20 @@ TensorComparison compare_arrays(const std::string& what, py::handle a_object, py
     fail(what, "mixed dtypes: a is " + numpy_name(a.dtype()) + ", b is " + numpy_name(b.dtype()) +
                    "; inputs must have the same dtype (no promotion)");
   }
-  AlignedPair pair;
-  pair.dtype = *a_type;
-  pair.a_shape = shape_of(a);
-  pair.b_shape = shape_of(b);
-  pair.mode = sqdiff::Broadcast{broadcast ? sqdiff::BroadcastKind::numpy : sqdiff::BroadcastKind::none, -1};
+  const sqdiff::ConstTensorView a_view{a.data(), *a_type, shape_of(a), element_strides(a)};
+  const sqdiff::ConstTensorView b_view{b.data(), *b_type, shape_of(b), element_strides(b)};
+  options.broadcast = sqdiff::Broadcast{broadcast ? sqdiff::BroadcastKind::numpy : sqdiff::BroadcastKind::none, -1};
   try {
-    pair.shape = sqdiff::broadcast_shape(pair.a_shape, pair.b_shape, pair.mode);
+    // The shapes checked first, for the message that says how to broadcast.
+    sqdiff::broadcast_shape(a_view.shape, b_view.shape, options.broadcast);
   } catch (const sqdiff::Error& e) {
     std::string message = e.what();
     const std::string prefix = "broadcast_shape: ";
     if (message.rfind(prefix, 0) == 0) message = message.substr(prefix.size());
     fail(what, message + (broadcast ? "" : "; shapes must match (give broadcast=True to broadcast)"));
   }
-  pair.a = a.data();
-  pair.b = b.data();
-  pair.a_strides = aligned(a, pair.shape);
-  pair.b_strides = aligned(b, pair.shape);
   const py::gil_scoped_release without_gil;  // a and b stay referenced by this frame
-  return sqdiff::tools::compare_tensors(pair, options);
+  return sqdiff::compare(a_view, b_view, options);
 }
 
 py::object compare(py::handle a, py::handle b, py::handle atol, py::handle rtol, bool equal_nan, bool broadcast,

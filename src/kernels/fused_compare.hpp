@@ -1,5 +1,5 @@
-// `sqdiff compare`'s per-pair statistics and its double-double sum of squares
-// of float32 pairs in one pass (tools/difference_stats.cpp): the loads, the
+// A comparison's per-pair statistics and its double-double sum of squares
+// of float32 pairs in one pass (compare/difference_stats.cpp): the loads, the
 // widening and the difference serve both, where two passes (the statistics
 // loop, then SquareRowDouble) had taken 43% and 38% of the command's time.
 // Only blocks whose pairs are all finite: the first block holding a NaN or an

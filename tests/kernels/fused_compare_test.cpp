@@ -35,7 +35,7 @@ using sqdiff_test::targets_to_run;
 constexpr int64_t kBlock = 256;
 
 // The statistics of pairs [from, to) as the statistics loop defines them
-// (tools/difference_stats.hpp): |a - b| in f64, out of tolerance when not
+// (src/compare/difference_stats.hpp): |a - b| in f64, out of tolerance when not
 // |a - b| <= atol + rtol * |b| (two roundings: the product is stored first).
 FiniteBlockStats oracle_stats(const std::vector<float>& a, const std::vector<float>& b, int64_t from, int64_t to,
                               double atol, double rtol) {

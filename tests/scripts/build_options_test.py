@@ -24,7 +24,8 @@ import build_packages  # noqa: E402
 # What the main job runs or installs (scripts/setup.sh): the program, the Python module and the
 # examples, by their paths in the build directory (the library, src/libsqdiff.a, is linked into
 # each; other static libraries are the program's own parts).
-MAIN_JOB_PROGRAMS = {"tools/sqdiff", "examples/seed_examples", "examples/readme_example", "python/sqdiff/_sqdiff"}
+MAIN_JOB_PROGRAMS = {"tools/sqdiff", "examples/seed_examples", "examples/readme_example", "examples/compare_in_a_test",
+                     "python/sqdiff/_sqdiff"}
 
 
 def configure_options(script, command):

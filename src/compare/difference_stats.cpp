@@ -1,4 +1,4 @@
-#include "difference_stats.hpp"
+#include "compare/difference_stats.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -22,7 +22,7 @@
 #define SQDIFF_BLOCK_CLONES
 #endif
 
-namespace sqdiff::tools {
+namespace sqdiff::detail {
 
 // Pairs per block: the widened inputs (2 x 2 KiB) stay in L1 for the rescans.
 inline constexpr int64_t kBlock = 256;
@@ -346,7 +346,7 @@ void integer_block(const W* x, const W* y, int64_t n, int64_t position, const To
 // Where difference_stats_and_squares adds the chunk's squares, and whether
 // every pair so far went there.
 struct SquaresSink {
-  detail::SquareSums* sums;
+  SquareSums* sums;
   bool complete;
 };
 
@@ -358,15 +358,15 @@ inline constexpr int64_t kFusedBlocks = 64;
 // it took: all of them, or those before the first block holding a NaN or an
 // inf (then `sums` holds garbage).
 int64_t fused_row(const float* a, const float* b, int64_t n, int64_t first, const Tolerance& t,
-                  DifferenceStats& stats, detail::SquareSums& sums) {
-  detail::FiniteBlockStats blocks[kFusedBlocks];
+                  DifferenceStats& stats, SquareSums& sums) {
+  FiniteBlockStats blocks[kFusedBlocks];
   for (int64_t start = 0; start < n; start += kFusedBlocks * kBlock) {
     const int64_t m = std::min(kFusedBlocks * kBlock, n - start);
-    const int64_t taken = detail::fused_f32_blocks(a + start, b + start, m, kBlock, t.atol, t.rtol, &sums, blocks);
+    const int64_t taken = fused_f32_blocks(a + start, b + start, m, kBlock, t.atol, t.rtol, &sums, blocks);
     for (int64_t k = 0; k < taken; ++k) {
       const int64_t at = start + k * kBlock;
       const int64_t len = std::min(kBlock, n - at);
-      const detail::FiniteBlockStats& f = blocks[k];
+      const FiniteBlockStats& f = blocks[k];
       // Every key is |a - b| >= 0, ordered as its bits; a pair out of
       // tolerance has |a - b| > 0, so worst 0 means none (-1).
       const auto all_key = std::bit_cast<int64_t>(f.max_abs);
@@ -511,7 +511,7 @@ DifferenceStats difference_stats(DType dtype, const void* a, const Shape& a_stri
 
 bool difference_stats_and_squares(DType dtype, const void* a, const Shape& a_strides, const void* b,
                                   const Shape& b_strides, const Shape& shape, int64_t first, const Tolerance& t,
-                                  DifferenceStats& stats, detail::SquareSums& squares) {
+                                  DifferenceStats& stats, SquareSums& squares) {
   if (dtype != DType::f32) {
     stats = difference_stats(dtype, a, a_strides, b, b_strides, shape, first, t);
     return false;
@@ -521,4 +521,4 @@ bool difference_stats_and_squares(DType dtype, const void* a, const Shape& a_str
   return sink.complete;
 }
 
-}  // namespace sqdiff::tools
+}  // namespace sqdiff::detail

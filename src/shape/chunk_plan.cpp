@@ -1,8 +1,12 @@
-#include "chunk_plan.hpp"
+#include "sqdiff/chunk_plan.hpp"
 
 #include <algorithm>
+#include <string>
 
-namespace sqdiff::tools {
+#include "shape/shape_format.hpp"
+#include "sqdiff/error.hpp"
+
+namespace sqdiff {
 namespace {
 
 int64_t product(const Shape& shape, std::size_t from, std::size_t to) {
@@ -11,9 +15,22 @@ int64_t product(const Shape& shape, std::size_t from, std::size_t to) {
   return n;
 }
 
+// NumPy's rule: the product of the non-zero dims fits in int64 (also when a
+// 0 dim makes the shape empty), so every product the plan takes fits too.
+void check_element_count(const Shape& shape) {
+  int64_t nonzero_product = 1;
+  for (int64_t dim : shape) {
+    if (dim < 0 || (dim > 0 && __builtin_mul_overflow(nonzero_product, dim, &nonzero_product))) {
+      throw Error("ChunkPlan: shape " + detail::format_shape(shape) +
+                  (dim < 0 ? " has a negative dim" : " has more elements than int64 holds"));
+    }
+  }
+}
+
 }  // namespace
 
 ChunkPlan::ChunkPlan(const Shape& shape, int64_t max_elements) : shape_(shape) {
+  check_element_count(shape);
   const std::size_t rank = shape.size();
   const int64_t total = product(shape, 0, rank);
   if (total == 0) return;  // no chunks
@@ -58,4 +75,4 @@ Chunk ChunkPlan::chunk(int64_t k) const {
   return chunk;
 }
 
-}  // namespace sqdiff::tools
+}  // namespace sqdiff

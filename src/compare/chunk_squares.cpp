@@ -1,18 +1,18 @@
-#include "chunk_squares.hpp"
+#include "compare/chunk_squares.hpp"
 
 #include <cmath>
 #include <cstring>
 
 #include "api/bounded_state.hpp"
-#include "dtype_kind.hpp"
 #include "kernels/reduce_table.hpp"
 #include "reduce/bounded_sum.hpp"
+#include "reduce/element_access.hpp"
 #include "sqdiff/bfloat16.hpp"
 #include "sqdiff/float16.hpp"
 #include "sqdiff/bounded_partial_sums.hpp"
 #include "sqdiff/partial_sums.hpp"
 
-namespace sqdiff::tools {
+namespace sqdiff::detail {
 namespace {
 
 ReduceOptions one_thread() {
@@ -70,7 +70,7 @@ int64_t compact_finite(const void* a, const Shape& a_strides, const void* b, con
 
 ChunkSquares::ChunkSquares(DType dtype, bool exact)
     : dtype_(dtype),
-      exact_(exact || is_integer(dtype)),
+      exact_(exact || !is_float_type(dtype)),
       empty_(exact_ ? partial_sum_words(dtype) : kBoundedPartialSumWords) {
   // The state of an empty sum comes from the library, not from zero words.
   const uint64_t none = 0;
@@ -108,9 +108,9 @@ void ChunkSquares::add_finite_pairs(std::vector<uint64_t>& total, const void* a,
   add_chunk(total, a_pairs_.data(), {1}, b_pairs_.data(), {1}, {kept});
 }
 
-void ChunkSquares::add_fused_squares(std::vector<uint64_t>& total, const detail::SquareSums& sums) {
+void ChunkSquares::add_fused_squares(std::vector<uint64_t>& total, const SquareSums& sums) {
   // Double precision: compare rounds its sums into f64.
-  detail::store_bounded_state(detail::bounded_of(sums, true, detail::kChain), dtype_, scratch_.data());
+  store_bounded_state(bounded_of(sums, true, kChain), dtype_, scratch_.data());
   combine(total, scratch_);
 }
 
@@ -135,4 +135,4 @@ std::optional<double> ChunkSquares::finish(const std::vector<uint64_t>& total, i
   return result;
 }
 
-}  // namespace sqdiff::tools
+}  // namespace sqdiff::detail

@@ -1,13 +1,15 @@
-// ChunkPlan (tools/chunk_plan.hpp): the chunks cover every element of the
+// ChunkPlan (sqdiff/chunk_plan.hpp): the chunks cover every element of the
 // shape exactly once, in row-major order, none larger than asked, and each
 // chunk's start, shape and first position agree.
-#include "chunk_plan.hpp"
+#include "sqdiff/chunk_plan.hpp"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-namespace sqdiff::tools {
+#include "sqdiff/error.hpp"
+
+namespace sqdiff {
 namespace {
 
 int64_t count(const Shape& shape) {
@@ -85,5 +87,13 @@ TEST(ChunkPlan, RandomShapesAreCoveredInOrder) {
   }
 }
 
+TEST(ChunkPlan, RefusesShapesWithoutAnElementCount) {
+  EXPECT_THROW(ChunkPlan({2, -1}, 4), Error);
+  EXPECT_THROW(ChunkPlan({int64_t{1} << 32, int64_t{1} << 32}, 4), Error);
+  // NumPy's rule: the non-zero dims' product must fit, also in an empty shape.
+  EXPECT_THROW(ChunkPlan({int64_t{1} << 32, 0, int64_t{1} << 32}, 4), Error);
+  EXPECT_EQ(ChunkPlan({int64_t{1} << 31, 0, int64_t{1} << 31}, 4).chunk_count(), 0);
+}
+
 }  // namespace
-}  // namespace sqdiff::tools
+}  // namespace sqdiff

@@ -1,4 +1,4 @@
-// What `sqdiff compare` reports besides the sums, gathered in one pass over
+// What a comparison (sqdiff/compare.hpp) reports besides the sums, gathered in one pass over
 // each chunk of the broadcast shape: NaN and inf counts and first positions in
 // each input, how many pairs differ, the largest |a - b| over all pairs and
 // over the pairs where both are finite, and the tolerance gate's count of
@@ -17,10 +17,8 @@
 #include "sqdiff/dtype.hpp"
 
 namespace sqdiff::detail {
-struct SquareSums;
-}
 
-namespace sqdiff::tools {
+struct SquareSums;
 
 // NumPy's allclose rule per pair: |a - b| <= atol + rtol * |b|, where both are
 // finite; where either is not, the pair is close when a == b (infinities of
@@ -83,8 +81,8 @@ struct DifferenceStats {
 // The statistics of one chunk: `shape` (the chunk's shape) walked row-major
 // from `a` and `b` with strides in elements (0 on broadcast dims); `first` is
 // the row-major position of the chunk's first element in the broadcast shape.
-DifferenceStats difference_stats(sqdiff::DType dtype, const void* a, const sqdiff::Shape& a_strides, const void* b,
-                                 const sqdiff::Shape& b_strides, const sqdiff::Shape& shape, int64_t first,
+DifferenceStats difference_stats(DType dtype, const void* a, const Shape& a_strides, const void* b,
+                                 const Shape& b_strides, const Shape& shape, int64_t first,
                                  const Tolerance& tolerance);
 
 // difference_stats, and the chunk's sum of (a - b)^2 added to `squares` in
@@ -93,9 +91,9 @@ DifferenceStats difference_stats(sqdiff::DType dtype, const void* a, const sqdif
 // all finite, the common case, where the two passes had read every pair
 // twice. Returns whether it did; when not, the statistics are still whole
 // but `squares` holds garbage, and the caller sums the chunk apart.
-bool difference_stats_and_squares(sqdiff::DType dtype, const void* a, const sqdiff::Shape& a_strides, const void* b,
-                                  const sqdiff::Shape& b_strides, const sqdiff::Shape& shape, int64_t first,
+bool difference_stats_and_squares(DType dtype, const void* a, const Shape& a_strides, const void* b,
+                                  const Shape& b_strides, const Shape& shape, int64_t first,
                                   const Tolerance& tolerance, DifferenceStats& stats,
-                                  sqdiff::detail::SquareSums& squares);
+                                  SquareSums& squares);
 
-}  // namespace sqdiff::tools
+}  // namespace sqdiff::detail
