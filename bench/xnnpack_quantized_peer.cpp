@@ -34,16 +34,17 @@ struct Subtract::State {
 };
 
 Subtract::Subtract(bool is_signed, sqdiff::QuantParams qa, const void* a, sqdiff::QuantParams qb, const void* b,
-                   sqdiff::QuantParams qout, void* out, int64_t n, int threads)
+                   sqdiff::QuantParams qout, void* out, int64_t n, int threads, int64_t b_elements)
     : state_(std::make_unique<State>()) {
   state_->pool = pool_for(threads);
   const std::size_t dims[1] = {static_cast<std::size_t>(n)};
+  const std::size_t b_dims[1] = {static_cast<std::size_t>(b_elements == 0 ? n : b_elements)};
   if (is_signed) {
     check(xnn_create_subtract_nd_qs8(static_cast<int8_t>(qa.zero_point), qa.scale, static_cast<int8_t>(qb.zero_point),
                                      qb.scale, static_cast<int8_t>(qout.zero_point), qout.scale, INT8_MIN, INT8_MAX, 0,
                                      &state_->op),
           "xnn_create_subtract_nd_qs8");
-    check(xnn_setup_subtract_nd_qs8(state_->op, 1, dims, 1, dims, static_cast<const int8_t*>(a),
+    check(xnn_setup_subtract_nd_qs8(state_->op, 1, dims, 1, b_dims, static_cast<const int8_t*>(a),
                                     static_cast<const int8_t*>(b), static_cast<int8_t*>(out), state_->pool),
           "xnn_setup_subtract_nd_qs8");
   } else {
@@ -51,7 +52,7 @@ Subtract::Subtract(bool is_signed, sqdiff::QuantParams qa, const void* a, sqdiff
                                      static_cast<uint8_t>(qb.zero_point), qb.scale,
                                      static_cast<uint8_t>(qout.zero_point), qout.scale, 0, UINT8_MAX, 0, &state_->op),
           "xnn_create_subtract_nd_qu8");
-    check(xnn_setup_subtract_nd_qu8(state_->op, 1, dims, 1, dims, static_cast<const uint8_t*>(a),
+    check(xnn_setup_subtract_nd_qu8(state_->op, 1, dims, 1, b_dims, static_cast<const uint8_t*>(a),
                                     static_cast<const uint8_t*>(b), static_cast<uint8_t*>(out), state_->pool),
           "xnn_setup_subtract_nd_qu8");
   }

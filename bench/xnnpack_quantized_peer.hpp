@@ -16,10 +16,11 @@ namespace sqdiff_bench::xnnpack_quantized_peer {
 
 class Subtract {
  public:
-  // out = quantized a - b over n elements of int8 (is_signed) or uint8.
-  // Throws std::runtime_error when XNNPACK refuses the parameters.
+  // out = quantized a - b over n elements of int8 (is_signed) or uint8; b
+  // has b_elements (1: broadcast from one element; 0: n). Throws
+  // std::runtime_error when XNNPACK refuses the parameters.
   Subtract(bool is_signed, sqdiff::QuantParams qa, const void* a, sqdiff::QuantParams qb, const void* b,
-           sqdiff::QuantParams qout, void* out, int64_t n, int threads);
+           sqdiff::QuantParams qout, void* out, int64_t n, int threads, int64_t b_elements = 0);
   ~Subtract();
   Subtract(const Subtract&) = delete;
   Subtract& operator=(const Subtract&) = delete;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/kernel_table.hpp"
+#include "kernels/quantized_table.hpp"
 
 namespace sqdiff_test {
 
@@ -16,6 +17,24 @@ inline std::vector<int64_t> targets_to_run() {
   std::vector<int64_t> r;
   const int64_t mask = sqdiff::detail::compiled_targets() & hwy::SupportedTargets();
   for (int64_t t = mask; t != 0; t &= t - 1) r.push_back(t & -t);
+  return r;
+}
+
+// The quantized kernels have one target more than the others (AVX3_DL). One
+// forced target: `target` for them, and `mask` (target, with AVX3 beside
+// AVX3_DL so that the other kernel tables still find theirs) for the guard.
+struct QuantizedTarget {
+  int64_t target;
+  int64_t mask;
+};
+
+inline std::vector<QuantizedTarget> quantized_targets_to_run() {
+  std::vector<QuantizedTarget> r;
+  const int64_t mask = sqdiff::detail::quantized_compiled_targets() & hwy::SupportedTargets();
+  for (int64_t t = mask; t != 0; t &= t - 1) {
+    const int64_t target = t & -t;
+    r.push_back({target, target == HWY_AVX3_DL ? (target | HWY_AVX3) : target});
+  }
   return r;
 }
 

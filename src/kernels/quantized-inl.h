@@ -17,12 +17,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "hwy/highway.h"
 #include "kernels/kernel_table.hpp"
 #include "kernels/quantized_decided-inl.h"
 #include "kernels/quantized_dyadic-inl.h"
+#include "kernels/quantized_lookup-inl.h"
 #include "kernels/quantized_pipelines-inl.h"
 #include "kernels/quantized_table.hpp"
 #include "kernels/stream_stores-inl.h"
@@ -42,6 +44,17 @@ HWY_INLINE V32 LoadWidened(const T* p) {
   return hn::PromoteTo(D32(), hn::LoadU(DStorage<T>(), p));
 }
 
+// The low byte of each int32 lane. Highway 1.0.3's TruncateTo for AVX3_DL
+// permutes dwords where it means bytes (_mm512_permutexvar_epi32 with byte
+// indices), so the AVX-512 targets take vpmovdb directly.
+HWY_INLINE hn::Vec<hn::Rebind<uint8_t, D32>> LowBytes(V32 v) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  return hn::Vec<hn::Rebind<uint8_t, D32>>{_mm512_cvtepi32_epi8(v.raw)};
+#else
+  return hn::TruncateTo(hn::Rebind<uint8_t, D32>(), hn::BitCast(hn::RebindToUnsigned<D32>(), v));
+#endif
+}
+
 // The clamped results fit T: the demotion's saturation never acts. Pipelines
 // with kLowByteResults (the decided lanes) return 8-bit results in each lane's
 // low byte, above a multiple of 256: truncation keeps them.
@@ -49,8 +62,7 @@ template <class T, class Pipeline>
 HWY_INLINE hn::Vec<DStorage<T>> Narrowed(V32 v) {
   if constexpr (requires { Pipeline::kLowByteResults; }) {
     static_assert(sizeof(T) == 1);
-    const hn::Rebind<uint8_t, D32> du8;
-    return hn::BitCast(DStorage<T>(), hn::TruncateTo(du8, hn::BitCast(hn::RebindToUnsigned<D32>(), v)));
+    return hn::BitCast(DStorage<T>(), LowBytes(v));
   } else {
     return hn::DemoteTo(DStorage<T>(), v);
   }
@@ -252,55 +264,92 @@ void DecidedRows(const void* a, const void* b, void* out, size_t n, const RowBat
   ReportVectors(fast, vectors + switched);
 }
 
-// The row kinds of a call: Fast's where the call's constants allow it (the
-// decided lanes), Exact's elsewhere.
-template <class Fast, class Exact>
-struct PipelinePair {};
+// The smallest row for which a constant operand's table (256 outputs through
+// the exact pipeline, about as long as a few hundred through the decided
+// lanes) pays for itself.
+inline constexpr size_t kTableMinimum = 1024;
 
-template <class Pair>
-struct PipelineChoice;
+// The table of x -> f(x, c) (kAOne: c -> f(c, x)) for one 8-bit constant c,
+// by the exact pipeline: every entry is LiteRT's result.
+template <class T, class Exact, bool kAOne>
+HWY_INLINE void BuildTable(const Exact& exact, T constant, ByteTable& table) {
+  static_assert(sizeof(T) == 1);
+  HWY_ALIGN T values[256];
+  HWY_ALIGN T results[256];
+  for (int v = 0; v < 256; ++v) {
+    const auto byte = static_cast<uint8_t>(v);
+    std::memcpy(&values[v], &byte, 1);
+  }
+  const T one[1] = {constant};
+  if constexpr (kAOne) {
+    Row<T, false, true, false>(exact, MakeInputA<T, true>(exact, one), MakeInputB<T, false>(exact, values), results, 256);
+  } else {
+    Row<T, false, false, true>(exact, MakeInputA<T, false>(exact, values), MakeInputB<T, true>(exact, one), results, 256);
+  }
+  std::memcpy(table.bytes, results, 256);
+}
+
+// vs / sv rows of an 8-bit op: one table per distinct constant (a tensor
+// broadcast from one element builds it once per batch).
+template <class T, class Exact, bool kStream, bool kAOne>
+void TableRows(const void* a, const void* b, void* out, size_t n, const RowBatch& batch) {
+  const Exact exact(*static_cast<const QuantizedKernelParams*>(batch.params));
+  ByteTable table;
+  bool built = false;
+  T last{};
+  for (size_t r = 0; r < batch.rows; ++r) {
+    const T* row_a = RowStart<T>(a, batch.a_stride, r);
+    const T* row_b = RowStart<T>(b, batch.b_stride, r);
+    const T constant = kAOne ? row_a[0] : row_b[0];
+    if (!built || constant != last) {
+      BuildTable<T, Exact, kAOne>(exact, constant, table);
+      built = true;
+      last = constant;
+    }
+    const T* running = kAOne ? row_b : row_a;
+    T* row_out = static_cast<T*>(out) + static_cast<int64_t>(r) * batch.out_stride;
+    LookUpBytes<kStream>(table, reinterpret_cast<const uint8_t*>(running), reinterpret_cast<uint8_t*>(row_out), n);
+  }
+}
+
+// The row kinds of a call: a constant operand's table for long 8-bit rows,
+// Fast's where the call's constants allow it (the decided lanes), Exact's
+// elsewhere. Fast = Exact: a pipeline with no fast form.
 template <class Fast, class Exact>
-struct PipelineChoice<PipelinePair<Fast, Exact>> {
+struct PipelinePair {
+  static const QuantizedKernelParams& Params(const RowBatch& batch) {
+    return *static_cast<const QuantizedKernelParams*>(batch.params);
+  }
+
   template <class T, bool kStream, bool kAOne, bool kBOne>
   static void Rows(const void* a, const void* b, void* out, size_t n, const RowBatch& shared_batch) {
     const RowBatch batch = shared_batch;  // a local copy: a store may alias the caller's
-    if (static_cast<const QuantizedKernelParams*>(batch.params)->decided.enabled) {
-      DecidedRows<T, Fast, Exact, kStream, kAOne, kBOne>(a, b, out, n, batch);
-    } else {
-      RowsOfOperands<T, Exact, kStream, kAOne, kBOne>(a, b, out, n, batch);
+    if constexpr (sizeof(T) == 1 && kAOne != kBOne) {
+      if (n >= kTableMinimum) return TableRows<T, Exact, kStream, kAOne>(a, b, out, n, batch);
     }
+    if constexpr (!std::is_same_v<Fast, Exact>) {
+      if (Params(batch).decided.enabled) return DecidedRows<T, Fast, Exact, kStream, kAOne, kBOne>(a, b, out, n, batch);
+    }
+    RowsOfOperands<T, Exact, kStream, kAOne, kBOne>(a, b, out, n, batch);
   }
+
   template <class T, int kRepeating>
   static void Periodic(const void* a, const void* b, void* out, size_t n, const RowBatch& shared_batch) {
     const RowBatch batch = shared_batch;
-    if (static_cast<const QuantizedKernelParams*>(batch.params)->decided.enabled) {
-      PeriodicRows<T, Fast, kRepeating>(a, b, out, n, batch);
-    } else {
-      PeriodicRows<T, Exact, kRepeating>(a, b, out, n, batch);
+    if constexpr (!std::is_same_v<Fast, Exact>) {
+      if (Params(batch).decided.enabled) return PeriodicRows<T, Fast, kRepeating>(a, b, out, n, batch);
     }
+    PeriodicRows<T, Exact, kRepeating>(a, b, out, n, batch);
   }
 };
 
 // A pipeline with no fast form.
 template <class Pipeline>
 using Only = PipelinePair<Pipeline, Pipeline>;
-template <class Pipeline>
-struct PipelineChoice<PipelinePair<Pipeline, Pipeline>> {
-  template <class T, bool kStream, bool kAOne, bool kBOne>
-  static void Rows(const void* a, const void* b, void* out, size_t n, const RowBatch& shared_batch) {
-    const RowBatch batch = shared_batch;
-    RowsOfOperands<T, Pipeline, kStream, kAOne, kBOne>(a, b, out, n, batch);
-  }
-  template <class T, int kRepeating>
-  static void Periodic(const void* a, const void* b, void* out, size_t n, const RowBatch& shared_batch) {
-    const RowBatch batch = shared_batch;
-    PeriodicRows<T, Pipeline, kRepeating>(a, b, out, n, batch);
-  }
-};
 
 template <class T, class Pair, bool kStream>
 constexpr RowKinds MakeQuantizedRowKinds() {
-  using Choice = PipelineChoice<Pair>;
+  using Choice = Pair;
   return RowKinds{
       .vv = &Choice::template Rows<T, kStream, false, false>,
       .vs = &Choice::template Rows<T, kStream, false, true>,

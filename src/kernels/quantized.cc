@@ -29,5 +29,7 @@ HWY_EXPORT(GetQuantizedKernelTable);
 
 const QuantizedKernelTable& quantized_kernel_table() { return *HWY_DYNAMIC_DISPATCH(GetQuantizedKernelTable)(); }
 
+int64_t quantized_compiled_targets() { return HWY_TARGETS; }
+
 }  // namespace sqdiff::detail
 #endif  // HWY_ONCE

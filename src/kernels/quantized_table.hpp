@@ -113,4 +113,8 @@ struct QuantizedKernelTable {
 // SetSupportedTargetsForTest, so tests can run every target).
 const QuantizedKernelTable& quantized_kernel_table();
 
+// The targets the quantized kernels were compiled for: the others' and
+// AVX3_DL (AVX-512 VBMI, whose byte permutes apply a constant operand's table).
+int64_t quantized_compiled_targets();
+
 }  // namespace sqdiff::detail

@@ -5,7 +5,9 @@
 // everywhere. The configurations mix log-uniform scales with the ones whose
 // outputs land on rounding boundaries (equal scales, scales 2^n apart, simple
 // ratios such as 3/2), extreme zero points, both roundings and every
-// activation. A margin below the proved bound (the mutant) must be caught.
+// activation; a tenth of them also with one operand constant along each row
+// (the 256-entry tables). A margin below the proved bound (the mutant) must be
+// caught.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -149,6 +151,50 @@ int64_t count_differences(const qo::Config& c, const AllPairs& pairs, const std:
   return differences;
 }
 
+// The same pairs as rows with a constant operand (the 256-entry tables of
+// quantized_lookup-inl.h): 256 rows of 1,024 elements, the running input
+// cycling through its 256 values, the other one element per row (row r holds
+// the value r); kAConstant puts the constant on a. Returns the differing count.
+int64_t count_constant_row_differences(const qo::Config& c, const std::vector<int64_t>& expected, bool a_constant,
+                                       std::string* first_difference) {
+  constexpr int kRow = 1024;
+  std::vector<uint8_t> running(256 * kRow);
+  std::vector<uint8_t> constants(256);
+  std::vector<uint8_t> out(256 * kRow);
+  for (int i = 0; i < 256 * kRow; ++i) running[i] = static_cast<uint8_t>(i & 255);
+  for (int r = 0; r < 256; ++r) constants[r] = static_cast<uint8_t>(r);
+  const sqdiff::ConstTensorView run_view{running.data(), c.dtype, {256, kRow}};
+  const sqdiff::ConstTensorView const_view{constants.data(), c.dtype, {256, 1}};
+  const sqdiff::TensorView o{out.data(), c.dtype, {256, kRow}};
+  sqdiff::QuantizedOptions options;
+  options.activation = c.activation;
+  options.rounding = c.rounding;
+  options.threads = 1;
+  const auto& a = a_constant ? const_view : run_view;
+  const auto& b = a_constant ? run_view : const_view;
+  if (c.op == qo::Op::subtract) {
+    sqdiff::quantized_subtract(a, c.qa, b, c.qb, o, c.qout, options);
+  } else {
+    sqdiff::quantized_squared_difference(a, c.qa, b, c.qb, o, c.qout, options);
+  }
+  int64_t differences = 0;
+  for (int r = 0; r < 256; ++r) {
+    for (int i = 0; i < kRow; ++i) {
+      const int x = a_constant ? r : (i & 255);
+      const int y = a_constant ? (i & 255) : r;
+      const int64_t want = expected[(x << 8) | y];
+      const int64_t got = stored_value(c.dtype, out[r * kRow + i]);
+      if (got != want && differences++ == 0 && first_difference != nullptr) {
+        *first_difference = describe(c) + (a_constant ? " (a constant)" : " (b constant)") + ": x " +
+                            std::to_string(stored_value(c.dtype, static_cast<uint8_t>(x))) + " y " +
+                            std::to_string(stored_value(c.dtype, static_cast<uint8_t>(y))) + " gives " +
+                            std::to_string(got) + ", expected " + std::to_string(want);
+      }
+    }
+  }
+  return differences;
+}
+
 struct OpAndType {
   qo::Op op;
   DType dtype;
@@ -160,18 +206,26 @@ constexpr OpAndType kOpsAndTypes[] = {{qo::Op::subtract, DType::i8},
 
 TEST(QuantizedExhaustive, EveryPairOfEveryConfigurationOnEveryTarget) {
   const AllPairs pairs;
-  const std::vector<int64_t> targets = sqdiff_test::targets_to_run();
+  const auto targets = sqdiff_test::quantized_targets_to_run();
   std::mt19937_64 rng(20261202);
   for (const OpAndType& op_and_type : kOpsAndTypes) {
     const sqdiff::detail::DecidedLaneCounts before = sqdiff::detail::decided_lane_counts();
     for (int config = 0; config < kConfigsPerOpAndType; ++config) {
       const qo::Config c = random_config(rng, op_and_type.op, op_and_type.dtype);
       const std::vector<int64_t> expected = expected_outputs(c, pairs);
-      for (const int64_t target : targets) {
-        const sqdiff_test::TargetGuard guard(target);
+      for (const auto [target, mask] : targets) {
+        const sqdiff_test::TargetGuard guard(mask);
         std::string first;
         const int64_t differences = count_differences(c, pairs, expected, &first);
         ASSERT_EQ(differences, 0) << hwy::TargetName(target) << ": " << first;
+        // A tenth of the configurations also as constant-operand rows (each a
+        // quarter of a million outputs per layout).
+        if (config % 10 == 0) {
+          for (const bool a_constant : {false, true}) {
+            ASSERT_EQ(count_constant_row_differences(c, expected, a_constant, &first), 0)
+                << hwy::TargetName(target) << ": " << first;
+          }
+        }
       }
     }
     const sqdiff::detail::DecidedLaneCounts after = sqdiff::detail::decided_lane_counts();

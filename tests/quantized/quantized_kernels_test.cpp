@@ -281,8 +281,8 @@ void check_type(std::mt19937_64& rng, DType dtype, QuantizedType type, const std
 }
 
 TEST(QuantizedKernels, EveryTargetMatchesTheOracle) {
-  for (const int64_t target : sqdiff_test::targets_to_run()) {
-    const sqdiff_test::TargetGuard guard(target);
+  for (const auto [target, mask] : sqdiff_test::quantized_targets_to_run()) {
+    const sqdiff_test::TargetGuard guard(mask);
     ASSERT_EQ(sqdiff::detail::quantized_kernel_table().target, target);
     const std::string name = hwy::TargetName(target);
     std::mt19937_64 rng(0x9e3779b9u);
@@ -291,7 +291,7 @@ TEST(QuantizedKernels, EveryTargetMatchesTheOracle) {
     check_type<int16_t>(rng, DType::i16, QuantizedType::i16, name);
   }
   // Random multipliers often leave too large a bound; enough do not.
-  EXPECT_GT(g_decided_cases, 20 * static_cast<int>(sqdiff_test::targets_to_run().size()));
+  EXPECT_GT(g_decided_cases, 20 * static_cast<int>(sqdiff_test::quantized_targets_to_run().size()));
   std::printf("cases with decided lanes: %d\n", g_decided_cases);
 }
 

@@ -77,8 +77,8 @@ INSTANTIATE_TEST_SUITE_P(AllOpsAndTypes, QuantizedRandom,
 // broadcast input; and the small random ones. All must equal the oracle, so
 // they equal each other.
 TEST(QuantizedDeterminism, EveryTargetAndThreadCountMatchesTheOracle) {
-  for (const int64_t target : sqdiff_test::targets_to_run()) {
-    const sqdiff_test::TargetGuard guard(target);
+  for (const auto [target, mask] : sqdiff_test::quantized_targets_to_run()) {
+    const sqdiff_test::TargetGuard guard(mask);
     SCOPED_TRACE("target " + std::string(hwy::TargetName(target)));
     std::mt19937_64 rng(0xd37e);
     for (const qo::Op op : {qo::Op::subtract, qo::Op::squared_difference}) {
