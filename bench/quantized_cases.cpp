@@ -131,7 +131,10 @@ void quantized_case(benchmark::State& state, QuantizedOp op, DType dtype, Scales
   // bound, 8-bit subtract 0.6, squared difference 0.5, int16 subtract 0.8.
   if (n == 16 * kMi && scales == Scales::calibrated) {
     const bool eight_bit = dtype != DType::i16;
-    info.target = constant ? 0.9 : op == QuantizedOp::squared_difference ? (eight_bit ? 0.5 : 0.0) : (eight_bit ? 0.6 : 0.8);
+    const double target = constant                              ? 0.9
+                          : op == QuantizedOp::squared_difference ? (eight_bit ? 0.5 : 0.0)
+                                                                  : (eight_bit ? 0.6 : 0.8);
+    if (target > 0) info.target = target;
   }
   if (op == QuantizedOp::subtract && (dtype == DType::i8 || dtype == DType::u8)) {
     const bool is_signed = dtype == DType::i8;

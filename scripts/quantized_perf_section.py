@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the "Quantized ops" section of docs/PERFORMANCE.md (issue 25, item 5)
+"""Writes the "Quantized ops" section of docs/PERFORMANCE.md (issues 25 and 33)
 from sqdiff_bench's JSON output of the quant/ cases (scripts/bench.sh
 --quantized-only), between <!-- quantized:begin --> and <!-- quantized:end -->;
 the rest of the page is kept. A page without the section gets it before
@@ -21,13 +21,22 @@ import perf_table  # noqa: E402  (load, time and ratio formatting)
 
 BEGIN = "<!-- quantized:begin -->"
 END = "<!-- quantized:end -->"
-HEADING = "## Quantized ops (issue 25, item 5)\n"
+HEADING = "## Quantized ops (issues 25 and 33)\n"
 
 
 def describe(name):
-    # quant/<op>/<type>/<size>/t<threads>
-    _, op, dtype, size, threads = name.split("/")
-    return op, dtype, size, threads[1:]
+    # quant/<op>/<type>[/decimal][/constant]/<size>/t<threads>
+    parts = name.split("/")
+    op, dtype, size, threads = parts[1], parts[2], parts[-2], parts[-1]
+    kind = "/".join(parts[3:-2]) or "calibrated"
+    return op, dtype, kind, size, threads[1:]
+
+
+def exact_share(row):
+    vectors = row.get("decided_vectors", 0)
+    if not vectors:
+        return "—"
+    return f"{100 * row.get('exact_fraction', 0):.2f}%"
 
 
 def agreement(row):
@@ -74,42 +83,60 @@ def litert_table(data):
 
 def section(ctx, rows, command, litert=None):
     type_order = {"i8": 0, "u8": 1, "i16": 2}
+    kind_order = {"calibrated": 0, "constant": 1, "decimal": 2}
     rows = sorted((r for r in rows if r["name"].startswith("quant/") and "error" not in r),
                   key=lambda r: (r["name"].split("/")[1] != "subtract", type_order.get(r["name"].split("/")[2], 3),
-                                 int(r.get("elements", 0)), int(r.get("threads", 1))))
+                                 kind_order.get(describe(r["name"])[2], 3), int(r.get("elements", 0)),
+                                 int(r.get("threads", 1))))
     out = [BEGIN, HEADING]
     out.append(f"Command: `{command}` (the quant/ cases alone; git {ctx.get('git', 'unknown')}, "
                f"SIMD target {ctx.get('sqdiff_simd_target', '?')}, XNNPACK {ctx.get('xnnpack_version', '?')}).\n")
     out.append("`quantized_subtract` and `quantized_squared_difference` (SPEC 9, LiteRT's reference arithmetic, "
-               "double rounding) on dense 1-D tensors. Bytes moved: a, b and out once each (3 bytes per 8-bit "
-               "element, 6 per int16); the bound is the faster of the plain and streaming `add` loops over the "
-               "same bytes, timed in the same rounds. *vs XNNPACK* is XNNPACK's time over sqdiff's "
-               "(`xnn_create_subtract_nd_qs8` / `_qu8`, set up once; it has no int16 subtract and no quantized "
-               "squared difference); *XNNPACK agrees* is the share of elements where XNNPACK's result equals "
-               "sqdiff's (XNNPACK rounds its own way, not LiteRT's). Target (issue 25): ratio to bound ≥ 0.90 at "
-               "16M, and no peer faster.\n")
-    out.append("| op | type | n | threads | time | GB/s | ratio to bound | vs XNNPACK | XNNPACK agrees | r_self | load |")
-    out.append("|---|---|---|---|---|---|---|---|---|---|---|")
+               "double rounding; every output bit-exact) on dense 1-D tensors. Scales: *calibrated* as a "
+               "converter's calibration makes them (a range / 255, or / 32767 for int16: ratios that are nothing "
+               "in particular); *constant*, the same with b one element broadcast over a (x - c: the 256-entry "
+               "table, two streams moved); *decimal* 0.05, 0.03 and 0.1, whose simple ratios put many outputs "
+               "exactly on rounding boundaries. Bytes moved: a, b and out once each (3 bytes per 8-bit element, "
+               "6 per int16; 2 and 4 for a constant b); the bound is the faster of the plain and streaming `add` "
+               "(`copy` for a constant b) loops over the same bytes, timed in the same rounds. *exact path* is the "
+               "share of the decided-lane vectors that took LiteRT's integer pipeline (— where the call has no "
+               "decided lanes: the dyadic or table path, or int16). *vs XNNPACK* is XNNPACK's time over sqdiff's "
+               "(`xnn_create_subtract_nd_qs8` / `_qu8`, set up once, b broadcast for a constant; it has no int16 "
+               "subtract and no quantized squared difference); *XNNPACK agrees* is the share of elements where "
+               "XNNPACK's result equals sqdiff's (XNNPACK rounds its own way, not LiteRT's). Targets (issue 33, "
+               "calibrated, 16M, one thread): ratio to bound >= 0.6 for 8-bit subtract, 0.5 for squared "
+               "difference, 0.8 for int16 subtract, 0.9 for a constant operand; never slower than XNNPACK.\n")
+    out.append("| op | type | scales | n | threads | time | GB/s | ratio to bound | target | exact path | vs XNNPACK | "
+               "XNNPACK agrees | r_self | load |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        op, dtype, size, threads = describe(r["name"])
-        out.append(f"| {op} | {dtype} | {size} | {threads} | {perf_table.fmt_time(perf_table.time_ns(r))} | "
+        op, dtype, kind, size, threads = describe(r["name"])
+        target = r.get("target", 0)
+        out.append(f"| {op} | {dtype} | {kind} | {size} | {threads} | {perf_table.fmt_time(perf_table.time_ns(r))} | "
                    f"{r.get('GBps', 0):.1f} | {perf_table.fmt_ratio(r.get('r_bound'))} | "
+                   f"{f'{target:.2f}' if target else '—'} | {exact_share(r)} | "
                    f"{perf_table.fmt_ratio(r.get('vs_xnnpack'))} | {agreement(r)} | "
                    f"{perf_table.fmt_ratio(r.get('r_self'))} | {r.get('load1', 0):.2f} |")
     out.append("")
     if litert is not None:
         out.append(litert_table(litert))
-    out.append("What limits the ratio (measured): arithmetic, not bytes. LiteRT's exact integer algorithm "
-               "(src/kernels/quantized-inl.h) is 42 instructions per 16 int8 elements in the AVX3 loop (two "
-               "32x32->64 products and the rounding shifts of the output stage, the split-multiplier scaling of "
-               "one input, widening and narrowing): llvm-mca (Ice Lake model) gives 12 cycles per iteration, and "
-               "the loop runs at about 10 cycles per 16 elements here (0.24 ns per element at 2.6 GHz), where "
-               "the bound loop moves those 48 bytes in about 2. A 256-entry int32 table per input in place of "
-               "its scaling does not help on this CPU: one `vpgatherdd` per 16 elements alone takes 0.31 ns per "
-               "element, more than the whole kernel. XNNPACK and LiteRT's default resolver (XNNPACK's delegate) "
-               "are about 3x faster on 8-bit SUB with arithmetic that is not LiteRT's reference (their agreement "
-               "column); LiteRT's reference kernels are 10-20x slower than sqdiff. Two-thread rows need a quiet "
-               "machine: the load column says how many other jobs shared the two cores.\n")
+    out.append("How the 8-bit paths get there (issue 33; src/kernels/quantized-inl.h and beside it). LiteRT's "
+               "exact integer algorithm is 42 instructions per 16 int8 elements (two 32x32->64 products and the "
+               "rounding shifts of the output stage, the split-multiplier scaling of one input). The *decided "
+               "lanes* (quantized_decided-inl.h) estimate each output in float32 from per-call constants, two "
+               "FMAs from the stored bytes, with a proved bound on the estimate's distance from the value the "
+               "integer pipeline rounds; the bound decides the rounding of all but a few lanes per ten thousand, "
+               "and a vector with an undecided lane takes the exact pipeline (the *exact path* column). Where "
+               "every multiplier is a power of two (equal scales, scales 2^n apart) the outputs lie on rounding "
+               "boundaries by design and a shift-only pipeline gives them exactly (quantized_dyadic-inl.h). A "
+               "constant operand is a 256-entry table built per row by the exact pipeline and applied with "
+               "`vpermi2b` (quantized_lookup-inl.h). Decimal scales put about one output in ten exactly on a "
+               "boundary: those calls switch to the exact pipeline after the first segment and run at its speed. "
+               "Squared difference keeps its inputs' scaling exact (the issue's rule: an estimate of the inputs "
+               "would carry their rounding into the square), and that scaling, three 32-bit multiplies per 16 "
+               "elements, is now what limits it below its 0.5 target; int16 keeps the exact pipeline (float32 "
+               "has too few bits for its estimate), below its 0.8 target. Two-thread rows need a quiet machine: "
+               "the load column says how many other jobs shared the two cores.\n")
     out.append(END)
     return "\n".join(out) + "\n"
 
