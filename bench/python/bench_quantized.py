@@ -33,13 +33,17 @@ NUMPY = {"i8": np.int8, "u8": np.uint8, "i16": np.int16}
 
 
 def params_for(op, dtype):
-    """(a, b, out) quantization, as bench/quantized_cases.cpp's params_for."""
+    """(a, b, out) quantization: bench/quantized_cases.cpp's calibrated scales (a range / 255, or
+    / 32767 for int16, as a converter's calibration makes them)."""
     square = op == "squared_difference"
-    if dtype == "i8":
-        return (0.05, -3), (0.03, 5), ((0.25, -120) if square else (0.1, 2))
-    if dtype == "u8":
-        return (0.05, 125), (0.03, 133), ((0.25, 8) if square else (0.1, 130))
-    return (0.002, 0), (0.0015, 0), ((0.01, 0) if square else (0.004, 0))
+
+    def q(range_, steps):  # the C++ side's float32 quotient
+        return float(np.float32(range_) / np.float32(steps))
+    if dtype == "i16":
+        return (q(3.1, 32767), 0), (q(4.4, 32767), 0), (q(40.0 if square else 8.5, 32767), 0)
+    offset = 128 if dtype == "u8" else 0
+    out = (q(40.0, 255), -128 + offset) if square else (q(10.1, 255), 21 + offset)
+    return (q(5.8, 255), 8 + offset), (q(5.7, 255), -70 + offset), out
 
 
 def inputs(dtype, n):

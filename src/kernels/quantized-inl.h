@@ -170,7 +170,7 @@ HWY_INLINE const T* RowStart(const void* base, int64_t stride, size_t r) {
 // counters how many it computed (quantized_decided-inl.h).
 template <class Pipeline>
 HWY_INLINE void ReportVectors(const Pipeline& pipeline, size_t vectors) {
-  if constexpr (requires { pipeline.Report(int64_t{0}); }) pipeline.Report(static_cast<int64_t>(vectors));
+  if constexpr (requires { pipeline.Count(); }) pipeline.Count().Report(static_cast<int64_t>(vectors));
 }
 
 // vv (neither one element), vs (b one element), sv (a one element), for each
@@ -254,13 +254,13 @@ void DecidedRows(const void* a, const void* b, void* out, size_t n, const RowBat
         switched += Row<T, kStream, kAOne, kBOne>(exact, exact_a, exact_b, row_out + done, count);
         continue;
       }
-      const int64_t exact_before = fast.count.exact;
+      const int64_t exact_before = fast.Count().exact;
       const size_t segment_vectors = Row<T, kStream, kAOne, kBOne>(fast, segment_a, segment_b, row_out + done, count);
       vectors += segment_vectors;
-      exact_only = static_cast<size_t>(fast.count.exact - exact_before) * 4 > segment_vectors;
+      exact_only = static_cast<size_t>(fast.Count().exact - exact_before) * 4 > segment_vectors;
     }
   }
-  fast.count.exact += static_cast<int64_t>(switched);
+  fast.Count().exact += static_cast<int64_t>(switched);
   ReportVectors(fast, vectors + switched);
 }
 

@@ -78,30 +78,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 using DF32 = hn::Repartition<float, D32>;
 using VF32 = hn::Vec<DF32>;
 
-// The rounding of the estimates in the binade of M: the lanes it cannot
-// decide, and the rounded values of the others.
-struct DecidedRounding {
-  V32 round_bias;
-  V32 undecided_mask;
-  V32 magic_high;
-  int fraction_bits;
-
-  explicit DecidedRounding(const DecidedLanes& lanes)
-      : round_bias(hn::Set(D32(), lanes.round_bias)),
-        undecided_mask(hn::Set(D32(), lanes.undecided_mask)),
-        magic_high(hn::Set(D32(), lanes.magic_high)),
-        fraction_bits(lanes.fraction_bits) {}
-
-  HWY_INLINE V32 Biased(VF32 estimate) const { return hn::Add(hn::BitCast(D32(), estimate), round_bias); }
-  // (AVX-512 compilers make the And and the compare with zero one vptestnmd.)
-  HWY_INLINE bool AnyUndecided(V32 biased) const {
-    return !hn::AllFalse(D32(), hn::Eq(hn::And(biased, undecided_mask), hn::Zero(D32())));
-  }
-  // The rounded value plus magic_high, which is a multiple of 256 (k <= 14):
-  // the low byte of each lane is the 8-bit result.
-  HWY_INLINE V32 RoundedPlusMagic(V32 biased) const { return hn::ShiftRightSame(biased, fraction_bits); }
-};
-
 // How many vectors took the exact pipeline, counted in the row loop's pipeline
 // object and added to the call's counters once per batch of rows.
 struct ExactVectorCount {
@@ -114,6 +90,41 @@ struct ExactVectorCount {
   void Report(int64_t vector_count) const {
     if (vectors != nullptr) vectors->fetch_add(vector_count, std::memory_order_relaxed);
     if (exact_vectors != nullptr && exact != 0) exact_vectors->fetch_add(exact, std::memory_order_relaxed);
+  }
+};
+
+// One vector of estimates in the binade of M to 8-bit results: the lanes the
+// bound cannot decide, the rounded values of the others, the clamp. Results
+// are in each lane's low byte, above magic_high (a multiple of 256: k <= 14).
+struct DecidedOutput {
+  V32 round_bias;
+  V32 undecided_mask;
+  V32 magic_high;
+  int fraction_bits;
+  V32 out_min;  // plus magic_high
+  V32 out_max;
+  ExactVectorCount count;
+
+  explicit DecidedOutput(const QuantizedKernelParams& p)
+      : round_bias(hn::Set(D32(), p.decided.round_bias)),
+        undecided_mask(hn::Set(D32(), p.decided.undecided_mask)),
+        magic_high(hn::Set(D32(), p.decided.magic_high)),
+        fraction_bits(p.decided.fraction_bits),
+        out_min(hn::Set(D32(), p.out_min + p.decided.magic_high)),
+        out_max(hn::Set(D32(), p.out_max + p.decided.magic_high)),
+        count(p.decided) {}
+
+  // exact_result() computes the vector by the exact pipeline (clamped, as
+  // values), for a vector with an undecided lane.
+  template <class ExactResult>
+  HWY_INLINE V32 operator()(VF32 estimate, const ExactResult& exact_result) const {
+    const V32 biased = hn::Add(hn::BitCast(D32(), estimate), round_bias);
+    // (AVX-512 compilers make the And and the compare with zero one vptestnmd.)
+    if (HWY_UNLIKELY(!hn::AllFalse(D32(), hn::Eq(hn::And(biased, undecided_mask), hn::Zero(D32()))))) {
+      ++count.exact;
+      return hn::Add(exact_result(), magic_high);
+    }
+    return hn::Min(hn::Max(hn::ShiftRightSame(biased, fraction_bits), out_min), out_max);
   }
 };
 
@@ -130,10 +141,7 @@ struct DecidedSubtractPipeline {
   VF32 alpha;
   VF32 neg_beta;
   VF32 offset;
-  DecidedRounding rounding;
-  V32 out_min;  // plus magic_high
-  V32 out_max;
-  ExactVectorCount count;
+  DecidedOutput output;
   static constexpr bool kLowByteResults = true;
 
   explicit DecidedSubtractPipeline(const QuantizedKernelParams& p)
@@ -141,24 +149,17 @@ struct DecidedSubtractPipeline {
         alpha(hn::Set(DF32(), p.decided.alpha)),
         neg_beta(hn::Set(DF32(), p.decided.neg_beta)),
         offset(hn::Set(DF32(), p.decided.offset)),
-        rounding(p.decided),
-        out_min(hn::Set(D32(), p.out_min + p.decided.magic_high)),
-        out_max(hn::Set(D32(), p.out_max + p.decided.magic_high)),
-        count(p.decided) {}
+        output(p) {}
 
   HWY_INLINE DecidedInput ScaleA(V32 x) const { return {x, hn::ConvertTo(DF32(), x)}; }
   HWY_INLINE DecidedInput ScaleB(V32 y) const { return {y, hn::MulAdd(hn::ConvertTo(DF32(), y), neg_beta, offset)}; }
 
   HWY_INLINE V32 Output(const DecidedInput& a, const DecidedInput& b) const {
-    const V32 biased = rounding.Biased(hn::MulAdd(a.part, alpha, b.part));
-    if (HWY_UNLIKELY(rounding.AnyUndecided(biased))) {
-      ++count.exact;
-      return hn::Add(exact.Output(exact.ScaleA(a.stored), exact.ScaleB(b.stored)), rounding.magic_high);
-    }
-    return hn::Min(hn::Max(rounding.RoundedPlusMagic(biased), out_min), out_max);
+    return output(hn::MulAdd(a.part, alpha, b.part),
+                  [&] { return exact.Output(exact.ScaleA(a.stored), exact.ScaleB(b.stored)); });
   }
 
-  void Report(int64_t vector_count) const { count.Report(vector_count); }
+  const ExactVectorCount& Count() const { return output.count; }
 };
 
 template <bool kSingleRounding, HalfInput kHalfInput>
@@ -168,10 +169,7 @@ struct DecidedSquarePipeline {
   V32 square_max;
   VF32 out_multiplier;
   VF32 offset;
-  DecidedRounding rounding;
-  V32 out_min;  // plus magic_high
-  V32 out_max;
-  ExactVectorCount count;
+  DecidedOutput output;
   static constexpr bool kLowByteResults = true;
 
   explicit DecidedSquarePipeline(const QuantizedKernelParams& p)
@@ -179,10 +177,7 @@ struct DecidedSquarePipeline {
         square_max(hn::Set(D32(), p.decided.square_max)),
         out_multiplier(hn::Set(DF32(), p.decided.out_multiplier)),
         offset(hn::Set(DF32(), p.decided.offset)),
-        rounding(p.decided),
-        out_min(hn::Set(D32(), p.out_min + p.decided.magic_high)),
-        out_max(hn::Set(D32(), p.out_max + p.decided.magic_high)),
-        count(p.decided) {}
+        output(p) {}
 
   HWY_INLINE V32 ScaleA(V32 x) const { return exact.ScaleA(x); }
   HWY_INLINE V32 ScaleB(V32 y) const { return exact.ScaleB(y); }
@@ -190,16 +185,11 @@ struct DecidedSquarePipeline {
   HWY_INLINE V32 Output(V32 scaled_a, V32 scaled_b) const {
     const V32 difference = hn::Sub(scaled_a, scaled_b);  // |difference| <= 2^15: the square fits
     const V32 square = hn::Min(hn::Mul(difference, difference), square_max);
-    const VF32 estimate = hn::MulAdd(hn::ConvertTo(DF32(), square), out_multiplier, offset);
-    const V32 biased = rounding.Biased(estimate);
-    if (HWY_UNLIKELY(rounding.AnyUndecided(biased))) {
-      ++count.exact;
-      return hn::Add(exact.Output(scaled_a, scaled_b), rounding.magic_high);
-    }
-    return hn::Min(hn::Max(rounding.RoundedPlusMagic(biased), out_min), out_max);
+    return output(hn::MulAdd(hn::ConvertTo(DF32(), square), out_multiplier, offset),
+                  [&] { return exact.Output(scaled_a, scaled_b); });
   }
 
-  void Report(int64_t vector_count) const { count.Report(vector_count); }
+  const ExactVectorCount& Count() const { return output.count; }
 };
 
 }  // namespace sqdiff::detail::HWY_NAMESPACE
