@@ -8,6 +8,7 @@
 #   scripts/fuzz.sh                  every target, 60 s each
 #   scripts/fuzz.sh 600              every target, 10 minutes each
 #   scripts/fuzz.sh 60 --target fuzz_api --target fuzz_npy
+#   scripts/fuzz.sh 60 --jobs 1      one target at a time (default: one per core)
 #
 # Each run starts from a fresh copy of fuzz/corpus/<target>/ in
 # build-fuzz/run/<target>/corpus/ (the committed seeds never grow); crash
@@ -30,11 +31,12 @@ declare -A max_len=([fuzz_npy]=4096 [fuzz_npz]=4096 [fuzz_ir]=8192 [fuzz_tflite]
 declare -A extra_options=([fuzz_npz]="-malloc_limit_mb=64")
 
 usage() {
-  echo "usage: scripts/fuzz.sh [SECONDS] [--target NAME]...   (NAME: ${all_targets[*]})" >&2
+  echo "usage: scripts/fuzz.sh [SECONDS] [--jobs N] [--target NAME]...   (NAME: ${all_targets[*]})" >&2
   exit 2
 }
 
 seconds=60
+jobs="$(nproc 2>/dev/null || echo 2)"
 targets=()
 while (($#)); do
   case "$1" in
@@ -49,6 +51,11 @@ while (($#)); do
       [[ -v "max_len[$name]" ]] || { echo "fuzz.sh: unknown target '$name'" >&2; usage; }
       targets+=("$name")
       shift
+      ;;
+    --jobs)
+      (($# >= 2)) && [[ "$2" =~ ^[0-9]+$ && "$2" -gt 0 ]] || usage
+      jobs="$2"
+      shift 2
       ;;
     -h | --help) usage ;;
     *)
@@ -75,7 +82,7 @@ echo "== fuzz: build ($build_dir, $cxx)"
 cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSQDIFF_BUILD_FUZZERS=ON -DSQDIFF_BUILD_TESTS=OFF -DSQDIFF_BUILD_PYTHON=OFF -DSQDIFF_BUILD_EXAMPLES=OFF \
   -DSQDIFF_BUILD_BENCH=OFF >/dev/null
-cmake --build "$build_dir" --parallel "$(nproc 2>/dev/null || echo 2)" --target "${targets[@]}"
+cmake --build "$build_dir" --parallel "$jobs" --target "${targets[@]}"
 
 # Sanitizer findings stop the run and are saved as crash files.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
@@ -87,38 +94,64 @@ stat() { sed -n "s/^stat::$1: *//p" "$2" | tail -n 1; }
 # (None when the target crashed before its first status line.)
 last_status() { { grep -E "^#[0-9]+.* $1: " "$2" || true; } | tail -n 1 | sed -E "s/.* $1: ([^ ]+).*/\1/"; }
 
-summary=()
-crashed=()
-for target in "${targets[@]}"; do
-  work="$build_dir/run/$target"
-  rm -rf "$work"
-  mkdir -p "$work/corpus" "$work/artifacts"
-  cp fuzz/corpus/"$target"/* "$work/corpus/"
-  log="$work/fuzz.log"
-  echo "== fuzz: $target for ${seconds}s (log: $log)"
-  status=0
-  options=()
+# fuzz_target NAME: runs one target; its summary line goes to
+# build-fuzz/run/NAME/summary, with "crashed" in build-fuzz/run/NAME/crashed if it did.
+fuzz_target() {
+  local target="$1"
+  local work="$build_dir/run/$target"
+  local log="$work/fuzz.log"
+  local status=0
+  local options=()
   [[ -v "extra_options[$target]" ]] && read -r -a options <<<"${extra_options[$target]}"
   "$build_dir/fuzz/$target" "$work/corpus" -dict="fuzz/$target.dict" -max_len="${max_len[$target]}" "${options[@]}" \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$work/artifacts/" >"$log" 2>&1 || status=$?
+  local executions per_second cov ft corpus_files crash_files=()
   executions="$(stat number_of_executed_units "$log")"
   per_second="$(stat average_exec_per_sec "$log")"
   cov="$(last_status cov "$log")"
   ft="$(last_status ft "$log")"
   corpus_files="$(find "$work/corpus" -type f | wc -l)"
-  crash_files=()
   mapfile -t crash_files < <(find "$work/artifacts" -type f | sort)
-  line="$target: ${executions:-?} executions, ${per_second:-?} exec/s, cov ${cov:-?}, ft ${ft:-?}, corpus $corpus_files files, crashes ${#crash_files[@]}"
+  local line="$target: ${executions:-?} executions, ${per_second:-?} exec/s, cov ${cov:-?}, ft ${ft:-?}, corpus $corpus_files files, crashes ${#crash_files[@]}"
   if ((status != 0 || ${#crash_files[@]} > 0)); then
-    tail -n 40 "$log"
     line+=" (exit status $status)"
+    local file
     for file in "${crash_files[@]}"; do line+=$'\n'"    crash file: $file"; done
     ((${#crash_files[@]})) || line+=$'\n'"    no crash file written: see $log"
+    echo crashed >"$work/crashed"
+  fi
+  echo "$line" >"$work/summary"
+}
+
+# Each target is one process on one core: as many run at once as there are
+# cores (--jobs), each for the full time.
+running=0
+for target in "${targets[@]}"; do
+  work="$build_dir/run/$target"
+  rm -rf "$work"
+  mkdir -p "$work/corpus" "$work/artifacts"
+  cp fuzz/corpus/"$target"/* "$work/corpus/"
+  echo "== fuzz: $target for ${seconds}s (log: $work/fuzz.log)"
+  fuzz_target "$target" &
+  running=$((running + 1))
+  if ((running >= jobs)); then
+    wait -n
+    running=$((running - 1))
+  fi
+done
+wait
+
+summary=()
+crashed=()
+for target in "${targets[@]}"; do
+  work="$build_dir/run/$target"
+  if [[ -f "$work/crashed" ]]; then
+    echo "== fuzz: $target crashed; the end of its log:"
+    tail -n 40 "$work/fuzz.log"
     crashed+=("$target")
   fi
-  echo "$line"
-  summary+=("$line")
+  summary+=("$(cat "$work/summary")")
 done
 
 echo "== fuzz: summary (${seconds}s per target)"

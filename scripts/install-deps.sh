@@ -69,6 +69,7 @@ test_packages=(
   python3-zarr         # build's hide it, SQDIFF_TEST_WITHOUT, so both cases stay covered)
   python3-venv   # the suite's venv (build-peers/venv), and scripts/test.sh's "python venv" stage (build-venv)
   python3-mypy   # python/tests/test_typing.py in the CMake stage
+  ccache         # scripts/test.sh: the wheel's compile of the library reuses the release build's objects
 )
 
 list_only=0

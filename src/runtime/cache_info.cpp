@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <string>
 
@@ -24,6 +25,8 @@ std::size_t sysfs_cache_size(int index) {
   if (unit == 'M') value <<= 20;
   return value;
 }
+
+std::atomic<std::size_t> overridden_last_level_bytes{0};
 
 constexpr int kMaxSysfsCaches = 8;
 constexpr int kAnyLevel = 0;
@@ -49,6 +52,9 @@ std::size_t largest_sysfs_cache(int level) {
 // be wrong under a hypervisor (on an AMD EPYC VM it reports a 320 MiB L3 where
 // the kernel says 32 MiB, which kept every output from streaming).
 std::size_t last_level_cache_bytes() {
+  if (const std::size_t overridden = overridden_last_level_bytes.load(std::memory_order_relaxed); overridden > 0) {
+    return overridden;
+  }
   static const std::size_t bytes = [] {
     if (const std::size_t from_kernel = largest_sysfs_cache(kAnyLevel); from_kernel > 0) return from_kernel;
     long reported = 0;
@@ -61,6 +67,10 @@ std::size_t last_level_cache_bytes() {
     return reported > 0 ? static_cast<std::size_t>(reported) : std::size_t{8} << 20;
   }();
   return bytes;
+}
+
+void override_last_level_cache_bytes(std::size_t bytes) {
+  overridden_last_level_bytes.store(bytes, std::memory_order_relaxed);
 }
 
 std::size_t level2_cache_bytes() {

@@ -97,7 +97,8 @@ inline int64_t mbqm(int64_t x, Multiplier q, Requantize rounding) {
   }
   const int left = std::max(q.e, 0);
   const int right = std::max(-q.e, 0);
-  if (x != 0 && left >= 60) return x > 0 ? kBeyondEveryType : -kBeyondEveryType;
+  // Past 2^60 every nonzero x saturates; testing it first also keeps the shift below defined.
+  if (left >= 60) return x == 0 ? 0 : (x > 0 ? kBeyondEveryType : -kBeyondEveryType);
   const i128 product = srdhm(static_cast<i128>(x) * (static_cast<i128>(1) << left), q.m);
   return rdbpot(static_cast<int64_t>(std::clamp<i128>(product, -kBeyondEveryType, kBeyondEveryType)), right);
 }

@@ -487,8 +487,13 @@ TEST(Gradients, AliasingAnInputIsAsIfCopied) {
 // with non-temporal stores (gradient_run.cpp): the same bits as the same call
 // made in pieces small enough to store plainly, on 1 and 2 threads, with
 // elements the kernel leaves to the exact path among them (specials, extremes)
-// and grad_b misaligned against grad_a by one element.
+// and grad_b misaligned against grad_a by one element. The cache is taken as
+// 8 MiB whatever the machine's, which keeps the arrays small.
 TEST(Gradients, CallsBeyondTheLastLevelCacheWriteTheSameBits) {
+  struct CacheOverride {
+    CacheOverride() { sqdiff::detail::override_last_level_cache_bytes(std::size_t{8} << 20); }
+    ~CacheOverride() { sqdiff::detail::override_last_level_cache_bytes(0); }
+  } const cache_override;
   std::mt19937_64 rng(0x57EA);
   ValueMix mix;
   mix.specials = 0.01;

@@ -42,6 +42,14 @@ TEST(CacheInfo, LastLevelCacheIsTheKernelsLargestCache) {
   }
 }
 
+TEST(CacheInfo, AnOverrideHoldsUntilCleared) {
+  const std::size_t machine = sqdiff::detail::last_level_cache_bytes();
+  sqdiff::detail::override_last_level_cache_bytes(12345);
+  EXPECT_EQ(sqdiff::detail::last_level_cache_bytes(), 12345u);
+  sqdiff::detail::override_last_level_cache_bytes(0);
+  EXPECT_EQ(sqdiff::detail::last_level_cache_bytes(), machine);
+}
+
 TEST(CacheInfo, Level2CacheIsTheKernelsLevel2) {
   const std::size_t from_sysfs = largest_cache_from_sysfs(2);
   if (from_sysfs > 0) {
