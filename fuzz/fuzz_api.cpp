@@ -1287,7 +1287,7 @@ void check_flipped_state(const std::string& what, const Call& c, const std::vect
 // hi + lo, or the state's flags say NaN (the exact sum is NaN) or +inf (it is
 // +inf); a state flagged for the exact path claims nothing. This checks the
 // bounds themselves, which a finish only shows wrong on the rare sum near a
-// rounding boundary. The words as api/bounded_partial_sums.cpp lays them out
+// rounding boundary. The words as reduce/bounded_state.cpp lays them out
 // (hi, lo, bound, tag with the flags in its low byte): this fuzzer is the
 // library's own test code.
 void check_bounds(const std::string& what, const std::vector<uint64_t>& states, const gmp::ExactReduction& exact) {

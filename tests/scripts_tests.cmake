@@ -29,6 +29,13 @@ endif()
 add_test(NAME scripts.public_headers_only
          COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/scripts/check_public_headers.py ${PROJECT_SOURCE_DIR})
 set_tests_properties(scripts.public_headers_only PROPERTIES LABELS "scripts" TIMEOUT 60)
+# Calls inside the library go down its floors (api/ -> op families -> shape/,
+# kernels/ -> runtime/), read from the objects it is linked from
+# (scripts/check_call_floors.py).
+add_test(NAME scripts.call_floors
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/scripts/check_call_floors.py
+                 ${PROJECT_BINARY_DIR}/src/CMakeFiles/sqdiff.dir "--objects=$<JOIN:$<TARGET_OBJECTS:sqdiff>,:>")
+set_tests_properties(scripts.call_floors PROPERTIES LABELS "scripts" TIMEOUT 120)
 add_test(NAME scripts.public_headers_only_self_test
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/scripts/public_headers_only_test.py -v)
 set_tests_properties(scripts.public_headers_only_self_test PROPERTIES LABELS "scripts" TIMEOUT 60)

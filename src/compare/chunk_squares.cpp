@@ -3,10 +3,11 @@
 #include <cmath>
 #include <cstring>
 
-#include "api/bounded_state.hpp"
 #include "kernels/reduce_table.hpp"
+#include "reduce/bounded_state.hpp"
 #include "reduce/bounded_sum.hpp"
 #include "reduce/element_access.hpp"
+#include "reduce/exact_state.hpp"
 #include "sqdiff/bfloat16.hpp"
 #include "sqdiff/float16.hpp"
 #include "sqdiff/bounded_partial_sums.hpp"
@@ -71,14 +72,14 @@ int64_t compact_finite(const void* a, const Shape& a_strides, const void* b, con
 ChunkSquares::ChunkSquares(DType dtype, bool exact)
     : dtype_(dtype),
       exact_(exact || !is_float_type(dtype)),
-      empty_(exact_ ? partial_sum_words(dtype) : kBoundedPartialSumWords) {
+      empty_(exact_ ? detail::exact_state_words(dtype) : kBoundedPartialSumWords) {
   // The state of an empty sum comes from the library, not from zero words.
   const uint64_t none = 0;
   const ConstTensorView nothing{&none, dtype, {0}, {1}};
   if (exact_) {
-    partial_sum_squared_difference(nothing, nothing, empty_.data(), one_thread());
+    detail::compute_exact_states(nothing, nothing, empty_.data(), one_thread());
   } else {
-    bounded_partial_sum_squared_difference(nothing, nothing, DType::f64, empty_.data(), one_thread());
+    detail::compute_bounded_states(nothing, nothing, DType::f64, empty_.data(), one_thread());
   }
   scratch_ = empty_;
 }
@@ -88,9 +89,9 @@ void ChunkSquares::add_chunk(std::vector<uint64_t>& total, const void* a, const 
   const ConstTensorView va{a, dtype_, shape, a_strides};
   const ConstTensorView vb{b, dtype_, shape, b_strides};
   if (exact_) {
-    partial_sum_squared_difference(va, vb, scratch_.data(), one_thread());
+    detail::compute_exact_states(va, vb, scratch_.data(), one_thread());
   } else {
-    bounded_partial_sum_squared_difference(va, vb, DType::f64, scratch_.data(), one_thread());
+    detail::compute_bounded_states(va, vb, DType::f64, scratch_.data(), one_thread());
   }
   combine(total, scratch_);
 }
@@ -116,9 +117,9 @@ void ChunkSquares::add_fused_squares(std::vector<uint64_t>& total, const SquareS
 
 void ChunkSquares::combine(std::vector<uint64_t>& into, const std::vector<uint64_t>& from) const {
   if (exact_) {
-    combine_partial_sums(dtype_, into.data(), from.data(), 1);
+    detail::combine_exact_states(dtype_, into.data(), from.data(), 1);
   } else {
-    combine_bounded_partial_sums(dtype_, into.data(), from.data(), 1);
+    detail::combine_bounded_states(dtype_, into.data(), from.data(), 1);
   }
 }
 
@@ -126,11 +127,11 @@ std::optional<double> ChunkSquares::finish(const std::vector<uint64_t>& total, i
   double result = 0;
   const TensorView out{&result, DType::f64, {}, {}};
   if (exact_) {
-    finish_partial_sums(dtype_, total.data(), count, mean, out);
+    detail::finish_exact_states(dtype_, total.data(), count, mean, out);
     return result;
   }
   uint8_t undecided = 0;
-  finish_bounded_partial_sums(dtype_, total.data(), count, mean, out, &undecided);
+  detail::finish_bounded_states(dtype_, total.data(), count, mean, out, &undecided);
   if (undecided != 0) return std::nullopt;
   return result;
 }

@@ -1,5 +1,7 @@
 #include "shape/shape_format.hpp"
 
+#include <cstdio>
+
 namespace sqdiff::detail {
 
 std::string format_shape(std::span<const int64_t> shape) {
@@ -22,6 +24,12 @@ std::string format_mode(const Broadcast& mode) {
       return "(pdpd, axis " + std::to_string(mode.axis) + ")";
   }
   return "(invalid mode " + std::to_string(static_cast<int>(mode.kind)) + ")";
+}
+
+std::string hex_word(uint64_t word) {
+  char text[19];
+  std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(word));
+  return text;
 }
 
 }  // namespace sqdiff::detail

@@ -1093,7 +1093,7 @@ TEST_P(BoundedBadStates, AreAnErrorNeverASum) {
   const DType t = GetParam();
   const std::vector<uint64_t> two = two_states(t);
   const std::vector<uint64_t> state(two.begin() + static_cast<std::ptrdiff_t>(kWords), two.end());
-  // The tag word's fields (api/bounded_partial_sums.cpp): the mark "SQB" in
+  // The tag word's fields (reduce/bounded_state.cpp): the mark "SQB" in
   // bits 63-40, the layout's version in 39-32, the input type in 15-8, the
   // flags in 7-0; the sum 4 (a = 2) in the first word.
   const uint64_t tag = state[3];

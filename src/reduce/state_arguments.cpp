@@ -1,6 +1,5 @@
-#include "api/state_arguments.hpp"
+#include "reduce/state_arguments.hpp"
 
-#include <cstdio>
 #include <limits>
 #include <span>
 
@@ -11,12 +10,6 @@
 #include "sqdiff/error.hpp"
 
 namespace sqdiff::detail {
-
-std::string hex_word(uint64_t word) {
-  char text[19];
-  std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(word));
-  return text;
-}
 
 bool check_combine_arguments(const char* op, uint64_t* into, const uint64_t* from, int64_t outputs,
                              std::size_t words) {

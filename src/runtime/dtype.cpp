@@ -1,3 +1,5 @@
+// Names and sizes of the twelve types (sqdiff/dtype.hpp): beneath every floor,
+// since validation, planning and error text all ask for them.
 #include "sqdiff/dtype.hpp"
 
 #include <array>

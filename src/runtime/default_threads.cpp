@@ -1,3 +1,5 @@
+// The default thread count (sqdiff/threads.hpp): every op family resolves a
+// call's `threads` through it, so it lives beneath them, beside the pool.
 #include "sqdiff/threads.hpp"
 
 #include <sched.h>

@@ -11,9 +11,6 @@
 
 namespace sqdiff::detail {
 
-// "0x%016x", for messages naming a state's words.
-std::string hex_word(uint64_t word);
-
 // Throws Error (messages start with `op`) unless `outputs` states of `words`
 // words each can be combined from `from` into `into`: a count that is not
 // negative, pointers that are not null when there are states, a size that
