@@ -1,4 +1,4 @@
-// Compiles the row kernels of elementwise-inl.h once per SIMD target and
+// Compiles the element-wise kernel table (elementwise_table-inl.h) once per SIMD target and
 // exports the table of the best target the CPU supports.
 #include "kernels/kernel_table.hpp"
 
@@ -9,7 +9,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include "hwy/highway.h"
-#include "kernels/elementwise-inl.h"
+#include "kernels/elementwise_table-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace sqdiff::detail::HWY_NAMESPACE {
