@@ -16,6 +16,9 @@ import re
 import statistics
 import sys
 
+from perf_page.common import (BUSY_LOAD, PEER_NAMES, SUSPECT_RATIO, fmt_ratio, fmt_size, fmt_time, load, load_cell,
+                              met_text, suspect, target_verdict, threads_text, time_ns)
+
 # The issue's targets (issue 3, "Targets"), by benchmark name. Each entry:
 # (title, regex over the benchmark name, kind, value). kind "ratio": r_bound >=
 # value; kind "ns": median time per call < value.
@@ -43,8 +46,6 @@ LOOP_NAMES = {
     "fill": "fill",
     "fill_nt": "fill, streaming",
 }
-
-BUSY_LOAD = 2.5  # 1-minute load average above which a row is flagged (2 cores)
 
 METHOD = """\
 ## Method
@@ -173,68 +174,6 @@ def parse_args():
     return parser.parse_args()
 
 
-def clean_name(name):
-    return re.sub(r"(/iterations:\d+)?(/manual_time)?(/real_time)?$", "", name)
-
-
-def load(path):
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
-    rows = []
-    by_name = {}
-    for b in data.get("benchmarks", []):
-        if b.get("error_occurred"):
-            rows.append({"name": clean_name(b["name"]), "error": b.get("error_message", "error")})
-            continue
-        # With --benchmark_repetitions, keep the median aggregate.
-        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
-            continue
-        name = clean_name(b.get("run_name", b["name"]))
-        row = dict(b)
-        row["name"] = name
-        label = {}
-        for item in b.get("label", "").split():
-            if "=" in item:
-                key, value = item.split("=", 1)
-                label[key] = value
-        row["labels"] = label
-        if b.get("run_type") == "aggregate" or name not in by_name:
-            by_name[name] = row
-    rows.extend(by_name.values())
-    return data.get("context", {}), rows
-
-
-UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
-
-
-def time_ns(row):
-    return row["real_time"] * UNIT_NS.get(row.get("time_unit", "ns"), 1.0)
-
-
-def fmt_time(ns):
-    if ns < 1e3:
-        return f"{ns:.0f} ns"
-    if ns < 1e6:
-        return f"{ns / 1e3:.1f} µs"
-    if ns < 1e9:
-        return f"{ns / 1e6:.2f} ms"
-    return f"{ns / 1e9:.2f} s"
-
-
-def fmt_size(n):
-    n = int(n)
-    for unit, div in (("M", 1 << 20), ("K", 1 << 10)):
-        if n >= div and n % div == 0:
-            return f"{n // div}{unit}"
-    return str(n)
-
-
-def fmt_ratio(x, digits=2):
-    if x is None:
-        return "—"
-    return f"{x:.{digits}f}"
-
-
 def target_of(name):
     for title, pattern, kind, value in TARGETS:
         if re.search(pattern, name):
@@ -257,22 +196,6 @@ def target_text(target):
         return "—"
     _, kind, value = target
     return f"≥ {value:.2f}" if kind == "ratio" else f"< {value:.0f} ns"
-
-
-SUSPECT_RATIO = 1.05  # sqdiff "faster than the bound": noise, not a figure to claim
-
-
-def suspect(row):
-    r = row.get("r_bound")
-    return r is not None and r > SUSPECT_RATIO
-
-
-def met_text(m, row=None):
-    if m is None:
-        return "—"
-    if m and row is not None and suspect(row):
-        return "yes?"
-    return "**yes**" if m else "no"
 
 
 def describe_case(name):
@@ -309,14 +232,6 @@ def fmt_mem(text):
     return f"{int(match.group(1)) / (1 << 20):.1f} GiB" if match else (text or "unknown")
 
 
-def threads_text(row, fallback):
-    t = row.get("threads")
-    if t is None:
-        return fallback.lstrip("t")
-    t = int(t)
-    return "default" if t == 0 else str(t)
-
-
 def table(rows, with_bound=True):
     head = ["case", "size", "threads", "time", "GB/s"]
     if with_bound:
@@ -339,9 +254,7 @@ def table(rows, with_bound=True):
             vs = row.get("vs_" + peer)
             cells.append(f"{vs:.2f}x" if vs is not None else "—")
         cells += [target_text(target), met_text(met(row, target), row)]
-        load_avg = row.get("load1")
-        busy = load_avg is not None and load_avg > BUSY_LOAD
-        cells.append(("**" + f"{load_avg:.1f}" + "**") if busy else (f"{load_avg:.1f}" if load_avg is not None else "—"))
+        cells.append(load_cell(row))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -430,12 +343,10 @@ def reduce_table(rows):
         m = None if target is None or r is None else r >= target
         vs = row.get("vs_eigen")
         exact = row.get("exact_fraction")
-        load_avg = row.get("load1")
-        busy = load_avg is not None and load_avg > BUSY_LOAD
         cells = [case, threads, fmt_time(time_ns(row)), rate, ratio, f"{vs:.2f}x" if vs is not None else "—",
                  f"≥ {target:.2f}" if target is not None else "—", met_text(m, row),
                  f"{100 * exact:.2g}%" if exact is not None else "—",
-                 ("**" + f"{load_avg:.1f}" + "**") if busy else (f"{load_avg:.1f}" if load_avg is not None else "—")]
+                 load_cell(row)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -451,12 +362,7 @@ def reduce_targets_section(rows):
         figures = "; ".join(f"{'/'.join(r['name'].split('/')[1:])}: {fmt_ratio(r.get('r_bound'))}" for r in matching)
         met_count = sum(1 for r in matching if r.get("r_bound") is not None and r["r_bound"] >= value)
         suspect_count = sum(1 for r in matching if suspect(r))
-        if met_count < len(matching):
-            verdict = f"no ({met_count} of {len(matching)})"
-        elif suspect_count:
-            verdict = f"unclear ({suspect_count} ratios above {SUSPECT_RATIO}: noise)"
-        else:
-            verdict = "**yes**"
+        verdict = target_verdict(met_count, len(matching), suspect_count)
         lines.append(f"| {title} | {figures} | {verdict} |")
     return "\n".join(lines)
 
@@ -566,12 +472,7 @@ def targets_section(rows):
             if met(r, (title, kind, value)):
                 met_count += 1
                 suspect_count += 1 if suspect(r) else 0
-        if met_count < len(matching):
-            verdict = f"no ({met_count} of {len(matching)})"
-        elif suspect_count:
-            verdict = f"unclear ({suspect_count} ratios above {SUSPECT_RATIO}: noise)"
-        else:
-            verdict = "**yes**"
+        verdict = target_verdict(met_count, len(matching), suspect_count)
         lines.append(f"| {title} | {len(matching)} | {'; '.join(figures)} | {verdict} |")
     return "\n".join(lines)
 
@@ -625,9 +526,6 @@ def observations(rows):
     if errors:
         notes.append(f"- {len(errors)} benchmarks failed: " + ", ".join(r["name"] for r in errors))
     return "\n".join(notes) if notes else "- none"
-
-
-PEER_NAMES = {"eigen": "Eigen", "xnnpack": "XNNPACK", "onednn": "oneDNN"}
 
 
 def l1_edge_note(row):
@@ -910,8 +808,6 @@ def pairwise_table(rows):
         digits = lambda r: 2 if r is None or r >= 0.1 else 4  # noqa: E731  (far below the peak)
         targeted = case["k"] >= least_k
         exact = row.get("exact_fraction")
-        load_avg = row.get("load1")
-        busy = load_avg is not None and load_avg > BUSY_LOAD
         cells = [name, case["threads"], fmt_time(ns),
                  fmt_short(ns / outputs) if outputs else "—",
                  fmt_short(ns / (outputs * case["k"])) if outputs else "—",
@@ -920,7 +816,7 @@ def pairwise_table(rows):
                  f"≥ {value:.2f}" if targeted else "—",
                  met_text(None if not targeted or r64 is None else r64 >= value, {"r_bound": r64}),
                  f"{100 * exact:.2g}%" if exact is not None else "—",
-                 ("**" + f"{load_avg:.1f}" + "**") if busy else (f"{load_avg:.1f}" if load_avg is not None else "—")]
+                 load_cell(row)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
