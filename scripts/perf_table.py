@@ -18,6 +18,7 @@ import sys
 
 from perf_page.common import (BUSY_LOAD, PEER_NAMES, SUSPECT_RATIO, fmt_ratio, fmt_size, fmt_time, load, load_cell,
                               met_text, suspect, target_verdict, threads_text, time_ns)
+from perf_page.machine import machine_section, own_run_note
 
 # The issue's targets (issue 3, "Targets"), by benchmark name. Each entry:
 # (title, regex over the benchmark name, kind, value). kind "ratio": r_bound >=
@@ -227,11 +228,6 @@ def short_case(row):
     return f"{parts[1]} {threads}"
 
 
-def fmt_mem(text):
-    match = re.match(r"(\d+)\s*kB", text)
-    return f"{int(match.group(1)) / (1 << 20):.1f} GiB" if match else (text or "unknown")
-
-
 def table(rows, with_bound=True):
     head = ["case", "size", "threads", "time", "GB/s"]
     if with_bound:
@@ -420,36 +416,6 @@ def python_section(path):
             lines.append(f"| {PYTHON_NAMES.get(name, name)} | {fmt_time(t * 1e9)} | {ratio} | {err} |")
         out.append("\n".join(lines) + "\n")
     return "\n".join(out)
-
-
-def machine_section(ctx):
-    caches = ", ".join(
-        f"L{c['level']} {c['type'].lower()} {fmt_size(c['size'])}B"
-        + (f" (shared by {c['num_sharing']})" if c.get("num_sharing", 0) > 1 else "")
-        for c in ctx.get("caches", []))
-    load_avg = ctx.get("load_avg")
-    load_text = ", ".join(f"{x:.2f}" for x in load_avg) if load_avg else "unknown"
-    items = [
-        ("CPU", f"{ctx.get('cpu_model', 'unknown')}, {ctx.get('num_cpus', '?')} cores, "
-                f"{ctx.get('mhz_per_cpu', '?')} MHz (as reported)"),
-        ("CPU features used", ctx.get("cpu_features", "unknown")),
-        ("Caches", caches or "unknown"),
-        ("Memory", fmt_mem(ctx.get("mem_total", ""))),
-        ("OS", f"{ctx.get('os', 'unknown')}, {ctx.get('kernel', '')}, transparent huge pages: {ctx.get('thp', '?')}"),
-        ("Load at start (1, 5, 15 min)", load_text),
-        ("Compiler", ctx.get("compiler", "unknown")),
-        ("sqdiff", f"{ctx.get('sqdiff_version', '?')}, {ctx.get('sqdiff_build_type', '?')} build, "
-                   f"SIMD target {ctx.get('sqdiff_simd_target', '?')}, commit {ctx.get('git', 'unknown')}"),
-        ("Benchmark program flags", f"`{ctx.get('bench_cxx_flags', 'unknown')}`"),
-        ("Peers and tools", f"Eigen {ctx.get('eigen_version', '?')}, XNNPACK {ctx.get('xnnpack_version', '?')}, "
-                            f"oneDNN {ctx.get('onednn_version', '?')}, Google Benchmark "
-                            f"{ctx.get('google_benchmark_version', '?')}"),
-        ("Date", ctx.get("date", "unknown")),
-        ("Settings", f"{ctx.get('mode', 'custom')} run: budget {float(ctx.get('sqdiff_budget_seconds', 0)):.2f} s "
-                     f"per benchmark, at least {ctx.get('sqdiff_min_rounds', '?')} rounds"
-                     + (f", filter `{ctx['filter']}`" if ctx.get("filter") else "")),
-    ]
-    return "\n".join(f"- **{k}:** {v}" for k, v in items)
 
 
 def targets_section(rows):
@@ -644,12 +610,7 @@ def reductions_section(ctx, rows, python_paths, separate_run):
         return ""
     out = [REDUCE_HEADING]
     if separate_run:
-        load_avg = ctx.get("load_avg")
-        out.append(f"This section comes from a run of its own (`{ctx.get('command', 'sqdiff_bench')}`, "
-                   f"{ctx.get('date', '?')}, {ctx.get('cpu_model', '?')}, {ctx.get('num_cpus', '?')} cores, load at "
-                   f"start {load_avg[0] if load_avg else float('nan'):.1f}, commit {ctx.get('git', '?')}), written into "
-                   "the page by `scripts/perf_table.py --reductions-into`; the sections above come from the run "
-                   "described at the top.\n")
+        out.append(own_run_note(ctx, "--reductions-into", "the run described at the top"))
     out.append(REDUCE_METHOD)
     if reductions:
         out.append("Targets (issue 13):\n")
@@ -877,12 +838,7 @@ def pairwise_section(ctx, rows, python_path, separate_run):
         return ""
     out = [PAIRWISE_HEADING]
     if separate_run:
-        load_avg = ctx.get("load_avg")
-        out.append(f"This section comes from a run of its own (`{ctx.get('command', 'sqdiff_bench')}`, "
-                   f"{ctx.get('date', '?')}, {ctx.get('cpu_model', '?')}, {ctx.get('num_cpus', '?')} cores, load at "
-                   f"start {load_avg[0] if load_avg else float('nan'):.1f}, commit {ctx.get('git', '?')}), written into "
-                   "the page by `scripts/perf_table.py --pairwise-into`; the sections above come from the runs "
-                   "they name.\n")
+        out.append(own_run_note(ctx, "--pairwise-into", "the runs they name"))
     out.append(PAIRWISE_METHOD)
     out.append("Targets (issue 23, item 2), computed from the rows below:\n")
     out.append(pairwise_targets(pairwise, python) + "\n")
