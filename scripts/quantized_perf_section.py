@@ -17,7 +17,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import perf_table  # noqa: E402  (load, time and ratio formatting)
+from perf_page.common import fmt_ratio, fmt_size, fmt_time, load, time_ns  # noqa: E402
 
 BEGIN = "<!-- quantized:begin -->"
 END = "<!-- quantized:end -->"
@@ -46,10 +46,6 @@ def agreement(row):
     return f"{100 * agree:.1f}% (max diff {row.get('xnnpack_max_diff', 0):.0f})"
 
 
-def fmt_n(n):
-    return perf_table.fmt_size(n)
-
-
 def litert_table(data):
     versions = data["versions"]
     out = [f"LiteRT's kernels, from Python (`bench/python/bench_quantized.py`, ai-edge-litert "
@@ -75,8 +71,8 @@ def litert_table(data):
             else:
                 cells.append("—")
         ns = case["ns"]
-        out.append(f"| {case['op']} | {case['dtype']} | {fmt_n(case['n'])} | "
-                   f"{perf_table.fmt_time(ns['sqdiff t1'])} | {perf_table.fmt_time(ns['sqdiff t2'])} | "
+        out.append(f"| {case['op']} | {case['dtype']} | {fmt_size(case['n'])} | "
+                   f"{fmt_time(ns['sqdiff t1'])} | {fmt_time(ns['sqdiff t2'])} | "
                    + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
 
@@ -112,11 +108,11 @@ def section(ctx, rows, command, litert=None):
     for r in rows:
         op, dtype, kind, size, threads = describe(r["name"])
         target = r.get("target", 0)
-        out.append(f"| {op} | {dtype} | {kind} | {size} | {threads} | {perf_table.fmt_time(perf_table.time_ns(r))} | "
-                   f"{r.get('GBps', 0):.1f} | {perf_table.fmt_ratio(r.get('r_bound'))} | "
+        out.append(f"| {op} | {dtype} | {kind} | {size} | {threads} | {fmt_time(time_ns(r))} | "
+                   f"{r.get('GBps', 0):.1f} | {fmt_ratio(r.get('r_bound'))} | "
                    f"{f'{target:.2f}' if target else '—'} | {exact_share(r)} | "
-                   f"{perf_table.fmt_ratio(r.get('vs_xnnpack'))} | {agreement(r)} | "
-                   f"{perf_table.fmt_ratio(r.get('r_self'))} | {r.get('load1', 0):.2f} |")
+                   f"{fmt_ratio(r.get('vs_xnnpack'))} | {agreement(r)} | "
+                   f"{fmt_ratio(r.get('r_self'))} | {r.get('load1', 0):.2f} |")
     out.append("")
     if litert is not None:
         out.append(litert_table(litert))
@@ -148,7 +144,7 @@ def main():
     parser.add_argument("--command", default="scripts/bench.sh --quantized-only")
     parser.add_argument("--litert", metavar="JSON", help="bench/python/bench_quantized.py --json output")
     args = parser.parse_args()
-    ctx, rows = perf_table.load(args.results)
+    ctx, rows = load(args.results)
     if not any(r["name"].startswith("quant/") for r in rows):
         sys.exit(f"quantized_perf_section.py: no quant/ rows in {args.results}")
     litert = None
