@@ -18,9 +18,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from perf_page.common import fmt_ratio, fmt_size, fmt_time, load, time_ns  # noqa: E402
+from perf_page.splice import QUANTIZED_BEGIN, QUANTIZED_END, insert_before_method  # noqa: E402
 
-BEGIN = "<!-- quantized:begin -->"
-END = "<!-- quantized:end -->"
 HEADING = "## Quantized ops (issues 25 and 33)\n"
 
 
@@ -84,7 +83,7 @@ def section(ctx, rows, command, litert=None):
                   key=lambda r: (r["name"].split("/")[1] != "subtract", type_order.get(r["name"].split("/")[2], 3),
                                  kind_order.get(describe(r["name"])[2], 3), int(r.get("elements", 0)),
                                  int(r.get("threads", 1))))
-    out = [BEGIN, HEADING]
+    out = [QUANTIZED_BEGIN, HEADING]
     out.append(f"Command: `{command}` (the quant/ cases alone; git {ctx.get('git', 'unknown')}, "
                f"SIMD target {ctx.get('sqdiff_simd_target', '?')}, XNNPACK {ctx.get('xnnpack_version', '?')}).\n")
     out.append("`quantized_subtract` and `quantized_squared_difference` (SPEC 9, LiteRT's reference arithmetic, "
@@ -133,7 +132,7 @@ def section(ctx, rows, command, litert=None):
                "elements, is now what limits it below its 0.5 target; int16 keeps the exact pipeline (float32 "
                "has too few bits for its estimate), below its 0.8 target. Two-thread rows need a quiet machine: "
                "the load column says how many other jobs shared the two cores.\n")
-    out.append(END)
+    out.append(QUANTIZED_END)
     return "\n".join(out) + "\n"
 
 
@@ -154,11 +153,11 @@ def main():
     text = section(ctx, rows, args.command, litert)
     with open(args.into, encoding="utf-8") as f:
         page = f.read()
-    if BEGIN in page and END in page:
-        page = page[:page.index(BEGIN)] + text.rstrip("\n") + page[page.index(END) + len(END):]
+    if QUANTIZED_BEGIN in page and QUANTIZED_END in page:
+        page = (page[:page.index(QUANTIZED_BEGIN)] + text.rstrip("\n")
+                + page[page.index(QUANTIZED_END) + len(QUANTIZED_END):])
     else:
-        at = page.index("## Method\n")
-        page = page[:at] + text + "\n" + page[at:]
+        page = insert_before_method(page, text)
     with open(args.into, "w", encoding="utf-8") as f:
         f.write(page)
 
