@@ -228,7 +228,8 @@ void sum_axes(benchmark::State& state, const AxesCase& c, int threads) {
 // [M,1,K] with [1,N,K] over the last axis, f32 or f64 (the output in the
 // input's type): compute-bound (M*N*K terms from (M+N)*K inputs), so held to
 // the FMA peak, not to bytes. Issue 23's target, at K >= 64: a quarter of the
-// f64 FMA peak (perf_table.py's PAIRWISE_FMA_TARGET, from r_fma_f64).
+// f64 FMA peak (PAIRWISE_FMA_TARGET in scripts/perf_page/pairwise.py, from
+// r_fma_f64).
 //
 // The inputs are their own, not fill_a's and fill_b's: those repeat every 997
 // elements, and in f64 they are f32 values, whose squares are exact in f64;

@@ -17,10 +17,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import perf_table  # noqa: E402  (load, time and ratio formatting)
+from perf_page.common import fmt_ratio, fmt_size, fmt_time, load, time_ns  # noqa: E402
+from perf_page.splice import QUANTIZED_BEGIN, QUANTIZED_END, insert_before_method  # noqa: E402
 
-BEGIN = "<!-- quantized:begin -->"
-END = "<!-- quantized:end -->"
 HEADING = "## Quantized ops (issues 25 and 33)\n"
 
 
@@ -44,10 +43,6 @@ def agreement(row):
     if agree is None:
         return "—"
     return f"{100 * agree:.1f}% (max diff {row.get('xnnpack_max_diff', 0):.0f})"
-
-
-def fmt_n(n):
-    return perf_table.fmt_size(n)
 
 
 def litert_table(data):
@@ -75,8 +70,8 @@ def litert_table(data):
             else:
                 cells.append("—")
         ns = case["ns"]
-        out.append(f"| {case['op']} | {case['dtype']} | {fmt_n(case['n'])} | "
-                   f"{perf_table.fmt_time(ns['sqdiff t1'])} | {perf_table.fmt_time(ns['sqdiff t2'])} | "
+        out.append(f"| {case['op']} | {case['dtype']} | {fmt_size(case['n'])} | "
+                   f"{fmt_time(ns['sqdiff t1'])} | {fmt_time(ns['sqdiff t2'])} | "
                    + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
 
@@ -88,7 +83,7 @@ def section(ctx, rows, command, litert=None):
                   key=lambda r: (r["name"].split("/")[1] != "subtract", type_order.get(r["name"].split("/")[2], 3),
                                  kind_order.get(describe(r["name"])[2], 3), int(r.get("elements", 0)),
                                  int(r.get("threads", 1))))
-    out = [BEGIN, HEADING]
+    out = [QUANTIZED_BEGIN, HEADING]
     out.append(f"Command: `{command}` (the quant/ cases alone; git {ctx.get('git', 'unknown')}, "
                f"SIMD target {ctx.get('sqdiff_simd_target', '?')}, XNNPACK {ctx.get('xnnpack_version', '?')}).\n")
     out.append("`quantized_subtract` and `quantized_squared_difference` (SPEC 9, LiteRT's reference arithmetic, "
@@ -112,11 +107,11 @@ def section(ctx, rows, command, litert=None):
     for r in rows:
         op, dtype, kind, size, threads = describe(r["name"])
         target = r.get("target", 0)
-        out.append(f"| {op} | {dtype} | {kind} | {size} | {threads} | {perf_table.fmt_time(perf_table.time_ns(r))} | "
-                   f"{r.get('GBps', 0):.1f} | {perf_table.fmt_ratio(r.get('r_bound'))} | "
+        out.append(f"| {op} | {dtype} | {kind} | {size} | {threads} | {fmt_time(time_ns(r))} | "
+                   f"{r.get('GBps', 0):.1f} | {fmt_ratio(r.get('r_bound'))} | "
                    f"{f'{target:.2f}' if target else '—'} | {exact_share(r)} | "
-                   f"{perf_table.fmt_ratio(r.get('vs_xnnpack'))} | {agreement(r)} | "
-                   f"{perf_table.fmt_ratio(r.get('r_self'))} | {r.get('load1', 0):.2f} |")
+                   f"{fmt_ratio(r.get('vs_xnnpack'))} | {agreement(r)} | "
+                   f"{fmt_ratio(r.get('r_self'))} | {r.get('load1', 0):.2f} |")
     out.append("")
     if litert is not None:
         out.append(litert_table(litert))
@@ -137,7 +132,7 @@ def section(ctx, rows, command, litert=None):
                "elements, is now what limits it below its 0.5 target; int16 keeps the exact pipeline (float32 "
                "has too few bits for its estimate), below its 0.8 target. Two-thread rows need a quiet machine: "
                "the load column says how many other jobs shared the two cores.\n")
-    out.append(END)
+    out.append(QUANTIZED_END)
     return "\n".join(out) + "\n"
 
 
@@ -148,7 +143,7 @@ def main():
     parser.add_argument("--command", default="scripts/bench.sh --quantized-only")
     parser.add_argument("--litert", metavar="JSON", help="bench/python/bench_quantized.py --json output")
     args = parser.parse_args()
-    ctx, rows = perf_table.load(args.results)
+    ctx, rows = load(args.results)
     if not any(r["name"].startswith("quant/") for r in rows):
         sys.exit(f"quantized_perf_section.py: no quant/ rows in {args.results}")
     litert = None
@@ -158,11 +153,11 @@ def main():
     text = section(ctx, rows, args.command, litert)
     with open(args.into, encoding="utf-8") as f:
         page = f.read()
-    if BEGIN in page and END in page:
-        page = page[:page.index(BEGIN)] + text.rstrip("\n") + page[page.index(END) + len(END):]
+    if QUANTIZED_BEGIN in page and QUANTIZED_END in page:
+        page = (page[:page.index(QUANTIZED_BEGIN)] + text.rstrip("\n")
+                + page[page.index(QUANTIZED_END) + len(QUANTIZED_END):])
     else:
-        at = page.index("## Method\n")
-        page = page[:at] + text + "\n" + page[at:]
+        page = insert_before_method(page, text)
     with open(args.into, "w", encoding="utf-8") as f:
         f.write(page)
 
