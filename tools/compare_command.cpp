@@ -183,7 +183,7 @@ void register_compare_command(CLI::App& app) {
                   "it reads u16 (\"<u2\") files holding bf16 bits, and np.save'd ml_dtypes.bfloat16 arrays "
                   "(\"<V2\")")
       ->check(CLI::IsMember(dtype_names()));
-  sub->add_option("--threads", request->options.threads, "Worker threads; 0 = one per core")
+  sub->add_option("--threads", request->options.threads, "Worker threads; 0 = library default")
       ->capture_default_str()
       ->check(integer_in<int>(0, std::numeric_limits<int>::max()));
   // For the tests: small chunks exercise the chunked path on small arrays.

@@ -109,7 +109,8 @@ def compare(a: Union[ArrayLike, Mapping[str, ArrayLike]], b: Union[ArrayLike, Ma
     fail_above : float, optional
         The MSE gate: fails when the MSE is above it or NaN.
     threads : int, optional
-        Worker threads (default: one per core).
+        Worker threads (default: the library's, one per core unless
+        ``SQDIFF_NUM_THREADS`` says otherwise).
 
     Returns
     -------
