@@ -23,7 +23,7 @@ struct Comparison::Totals {
 };
 
 void check_compare_options(const CompareOptions& options) {
-  if (options.threads < 0) throw Error("compare: threads must be 0 (one per core) or more");
+  if (options.threads < 0) throw Error("compare: threads must be 0 (the library default) or more");
   const auto bad = [](const std::optional<double>& v) { return v && !(std::isfinite(*v) && *v >= 0); };
   if (bad(options.atol)) throw Error("compare: atol must be a finite number, 0 or more");
   if (bad(options.rtol)) throw Error("compare: rtol must be a finite number, 0 or more");
