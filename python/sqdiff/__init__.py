@@ -63,13 +63,11 @@ import warnings as _warnings
 import numpy as _np
 
 if _typing.TYPE_CHECKING:
-    from typing import Any, Iterable, List, Literal, Optional, Sequence, SupportsIndex, Tuple, Union
+    from typing import Any, Iterable, List, Optional, SupportsIndex, Tuple, Union
 
     from numpy.typing import ArrayLike, DTypeLike, NDArray
 
-    BroadcastMode = Literal["numpy", "none", "pdpd"]
-    ShapeLike = Union[SupportsIndex, Sequence[SupportsIndex]]
-    AxesLike = Union[None, SupportsIndex, Sequence[SupportsIndex]]
+    from ._type_aliases import AxesLike, BroadcastMode, ShapeLike
 
 try:
     from . import _sqdiff
