@@ -122,6 +122,11 @@ from . import _promotion, _weak_scalars  # noqa: E402 - needs Error
 from ._compare import CompareReport, compare  # noqa: E402 - needs Error
 from ._quantized import quantized_squared_difference, quantized_subtract  # noqa: E402 - int8/uint8/int16, SPEC 9
 from ._verify import VerifiedOp, VerifyReport, verify  # noqa: E402 - a model in LiteRT or OpenVINO, checked
+# sqdiff.dask's partial states: private, reached as sqdiff._name.
+from ._partial_sums import (  # noqa: E402
+    _BOUNDED_PARTIAL_SUM_WORDS, _bounded_partial_sum_squared_difference, _combine_bounded_partial_sums,
+    _combine_partial_sums, _finish_bounded_partial_sums, _finish_partial_sums, _partial_sum_squared_difference,
+    _partial_sum_words)
 
 # The __future__ import also bound the name `annotations` (a feature object), which
 # dir(sqdiff) would list as public; the feature itself is the compiler's and stays.
@@ -1104,69 +1109,3 @@ def _power_of_two_scale(a, b, broadcast, broadcast_axis, dtype):
     k = n.bit_length() - 1
     return 2.0 ** -k if k <= _SMALLEST_POWER.get(name, -1) else None
 
-
-# --- exact partial sums, for sqdiff.dask (private) ---------------------------
-
-def _partial_sum_words(dtype):
-    """64-bit words in the exact partial state of one output element, for inputs of
-    `dtype` (a NumPy dtype or "bfloat16")."""
-    return _sqdiff.partial_sum_words(dtype)
-
-
-def _partial_sum_squared_difference(a, b, axis=None, *, keepdims=False, broadcast="numpy", broadcast_axis=-1,
-                                    threads=None, dtype=None):
-    """The exact, unrounded sums of ``(a - b)**2`` over `axis`: a uint64 array of
-    shape ``reduced_shape + (words,)``. `dtype`: None, or "bfloat16" for uint16
-    inputs of bfloat16 bits (or a dtype the inputs must have)."""
-    op = "_partial_sum_squared_difference"
-    a, b = _weak_scalars.resolve(op, (a, b), dtype)
-    return _sqdiff.partial_sum_squared_difference(a, b, axis, keepdims, broadcast, broadcast_axis, threads, dtype)
-
-
-def _combine_partial_sums(dtype, into, frm):
-    """``into += frm``, exactly, for partial states of inputs of `dtype`; returns `into`
-    (C-contiguous uint64, shape (..., words), written in place)."""
-    frm = _np.asarray(frm)
-    if isinstance(into, _np.ndarray) and _np.may_share_memory(into, frm):
-        frm = frm.copy()  # the states are read and written word by word
-    return _sqdiff.combine_partial_sums(dtype, into, _np.ascontiguousarray(frm))
-
-
-def _finish_partial_sums(dtype, partials, count, *, mean, out_dtype=None):
-    """Partial states rounded once: the sums (or with `mean`, the sums divided by
-    `count`, the terms per output element) as an array of shape
-    ``partials.shape[:-1]`` and `out_dtype` (default as for the reductions)."""
-    return _sqdiff.finish_partial_sums(dtype, _np.ascontiguousarray(partials), count, bool(mean), out_dtype)
-
-
-# --- bounded partial sums: sqdiff.dask's fast path (private) ----------------
-
-_BOUNDED_PARTIAL_SUM_WORDS = 4
-
-
-def _bounded_partial_sum_squared_difference(a, b, axis=None, *, keepdims=False, broadcast="numpy", broadcast_axis=-1,
-                                            threads=None, dtype=None, out_dtype=None):
-    """The sums of ``(a - b)**2`` over `axis` at the fast path's speed, each with a
-    rigorous error bound: a uint64 array of shape ``reduced_shape + (4,)``, kept
-    precisely enough to be rounded into `out_dtype` (default: the sum's). Float
-    inputs only; `dtype` as for _partial_sum_squared_difference."""
-    op = "_bounded_partial_sum_squared_difference"
-    a, b = _weak_scalars.resolve(op, (a, b), dtype)
-    return _sqdiff.bounded_partial_sum_squared_difference(a, b, axis, keepdims, broadcast, broadcast_axis, threads,
-                                                          dtype, out_dtype)
-
-
-def _combine_bounded_partial_sums(dtype, into, frm):
-    """``into += frm`` for bounded states of inputs of `dtype`, bounds included;
-    returns `into` (written in place)."""
-    frm = _np.asarray(frm)
-    if isinstance(into, _np.ndarray) and _np.may_share_memory(into, frm):
-        frm = frm.copy()
-    return _sqdiff.combine_bounded_partial_sums(dtype, into, _np.ascontiguousarray(frm))
-
-
-def _finish_bounded_partial_sums(dtype, states, count, *, mean, out_dtype=None):
-    """Bounded states rounded once where their bounds decide: ``(result,
-    undecided)``, `undecided` a bool array marking the outputs left for the
-    exact states (their elements of `result` are not set)."""
-    return _sqdiff.finish_bounded_partial_sums(dtype, _np.ascontiguousarray(states), count, bool(mean), out_dtype)
