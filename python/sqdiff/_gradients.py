@@ -300,7 +300,6 @@ def _power_of_two_scale(a, b, broadcast, broadcast_axis, dtype):
     return 2.0 ** -k if k <= _SMALLEST_POWER.get(name, -1) else None
 
 
-
 # help() and doctest.testmod(sqdiff) take them for the package's own.
 squared_difference_backward.__module__ = "sqdiff"
 subtract_backward.__module__ = "sqdiff"
