@@ -99,6 +99,12 @@ def promote(op, values, dtype):
     return _weak_scalars.resolve_to(op, arrays, target), target
 
 
+def not_promoted(error):
+    """The compiled part's mixed-types error as the sqdiff.Error it is, where promotion does
+    not apply (dtype= given: bfloat16 bits, or a dtype the inputs must have)."""
+    return _sqdiff.Error(str(error))
+
+
 def converted(x, target):
     """x in dtype `target` (itself when it has it already)."""
     x = _np.asarray(x)

@@ -20,6 +20,7 @@ import typing as _typing
 import numpy as np
 
 from . import _sqdiff
+from ._bfloat16_bits import from_bfloat16_bits, to_bfloat16_bits
 
 if _typing.TYPE_CHECKING:
     from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -97,8 +98,6 @@ class InputSpec:
 
 def _as_float(values: Any, dtype: str) -> Any:
     if dtype == "bf16":
-        from . import from_bfloat16_bits  # the package's, defined after this module is imported
-
         return from_bfloat16_bits(values)
     return values
 
@@ -276,8 +275,6 @@ def random_input(seed: int, position: int, dtype: str, shape: Sequence[int]) -> 
         if dtype == "f64":
             values = normal
         elif dtype == "bf16":
-            from . import to_bfloat16_bits
-
             values = to_bfloat16_bits(normal.astype(np.float32))
         else:
             values = normal.astype(np.float32).astype(NUMPY_DTYPES[dtype])

@@ -1,7 +1,7 @@
 """Type hints: mypy sees the package's signatures (py.typed, the stub of the
-compiled part, the annotations in __init__.py), accepts typed use and rejects
-misuse. Runs the mypy of the interpreter under test (Debian's python3-mypy in
-the CMake stage, PyPI's in the venv stage)."""
+compiled part, the annotations in the package's modules), accepts typed use
+and rejects misuse. Runs the mypy of the interpreter under test (Debian's
+python3-mypy in the CMake stage, PyPI's in the venv stage)."""
 
 import os
 import subprocess
