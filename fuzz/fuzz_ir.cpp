@@ -27,6 +27,7 @@
 #include "memory_file.hpp"
 #include "oracle.hpp"
 #include "ir/ir_model.hpp"
+#include "ir/ir_outputs.hpp"
 #include "ir/ir_run.hpp"
 #include "ir/ir_shapes.hpp"
 #include "partial_shape.hpp"

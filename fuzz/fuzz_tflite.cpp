@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
+#include "ir/ir_outputs.hpp"
 #include "sqdiff/dtype.hpp"
 #include "sqdiff/error.hpp"
 #include "tflite/tflite_model.hpp"

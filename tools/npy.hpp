@@ -11,6 +11,8 @@
 #pragma once
 // Compiled into the static library `sqdiff_tools_common` (tools/CMakeLists.txt,
 // defined before add_subdirectory(ir)); tools/CMakeLists.txt links it into sqdiff_ir.
+// Reading is in npy_reader.cpp, writing in npy_writer.cpp, and the header they
+// share in npy_header.*.
 
 #include <cstddef>
 #include <memory>

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "ir/ir_outputs.hpp"
 #include "ir/ir_run.hpp"
 #include "ir_test_support.hpp"
 

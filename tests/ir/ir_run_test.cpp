@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/ir_outputs.hpp"
 #include "ir/ir_run.hpp"
 #include "ir_test_support.hpp"
 #include "npy.hpp"

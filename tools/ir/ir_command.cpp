@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/ir_model.hpp"
+#include "ir/ir_outputs.hpp"
 #include "ir/ir_run.hpp"
 #include "cli_checks.hpp"
 #include "input_file.hpp"

@@ -1,5 +1,7 @@
 // Running an IR graph of Parameter, Const, SquaredDifference, Subtract and
 // Result layers with the sqdiff library.
+// What becomes of the results (file names, .npy files, values as text) is
+// ir_outputs.hpp.
 #pragma once
 
 #include <cstddef>
@@ -7,7 +9,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -36,6 +37,10 @@ struct Tensor {
   // An opened .npy file's array, read in place (the Tensor keeps it alive).
   static Tensor of_array(std::shared_ptr<const NpyArray> array);
 };
+
+// Uninitialised storage, 64-byte aligned: the tensors a run makes, and the
+// dense copies write_tensor makes of strided ones. Throws std::bad_alloc.
+std::shared_ptr<void> allocate(std::size_t bytes);
 
 struct RunOptions {
   // NAME=FILE.npy pairs: the Parameter layer called NAME reads FILE.npy.
@@ -92,32 +97,5 @@ std::vector<std::string> check_weights(const Model& model, const ShapeReport& re
 // positive size its interval allows (1 for "?", lo for "lo..hi" with lo >= 1,
 // 0 for "0..0").
 int64_t random_size_for(const Dim& dim);
-
-// A file-name-safe version of a layer name: letters, digits, '.', '_' and '-'
-// kept, anything else replaced by '_'; a leading '.' gets a '_' prefix; empty
-// names become "result". At most 200 characters.
-std::string sanitize_file_name(std::string_view name);
-
-// One file name (without directory) per layer: sanitize_file_name(name) +
-// ".npy", with "_<layer id>" added before ".npy" when two layers' names
-// sanitize alike (or repeat), so that no two layers share a file.
-std::vector<std::string> unique_file_names(const Model& model, const std::vector<std::size_t>& layers);
-
-// The same for any named things, each with an id that tells apart those whose
-// names sanitize alike (`sqdiff tflite` passes tensor names and indices).
-std::vector<std::string> unique_file_names(const std::vector<std::pair<std::string, int64_t>>& named);
-
-// unique_file_names of the Results in `output.results`, in that order.
-std::vector<std::string> result_file_names(const Model& model, const RunOutput& output);
-
-// unique_file_names of the random inputs in `output.inputs` (those with
-// `random` set), in that order: where --random inputs are saved.
-std::vector<std::string> random_input_file_names(const Model& model, const RunOutput& output);
-
-// Writes `value` to `path` as .npy, atomically (bf16 as "<u2").
-void write_tensor(const std::string& path, const Tensor& value);
-
-// The first `count` values in row-major order, e.g. "0.25 1 -3.5 ...".
-std::string format_values(const Tensor& value, std::size_t count);
 
 }  // namespace sqdiff::tools::ir

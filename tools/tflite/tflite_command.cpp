@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli_checks.hpp"
+#include "ir/ir_outputs.hpp"
 #include "ir/ir_run.hpp"
 #include "json_value.hpp"
 #include "output_directory.hpp"

@@ -10,6 +10,7 @@
 #include <numbers>
 #include <set>
 
+#include "ir/ir_outputs.hpp"
 #include "npy.hpp"
 #include "shape_count.hpp"
 #include "split_mix64.hpp"
