@@ -27,13 +27,6 @@ using npy_header::shape_text;
 
 namespace {
 
-std::string directory_of(const std::string& path) {
-  const std::size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
 // strerror, plus the limit when a file-size limit (`ulimit -f`, SIGXFSZ
 // ignored) refused the write.
 std::string write_error_text(int error) {

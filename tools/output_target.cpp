@@ -22,12 +22,6 @@ namespace {
 
 std::string errno_text() { return std::strerror(errno); }
 
-std::string directory_of(const std::string& path) {
-  const std::size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 // The path a chain of symbolic links ends at, whether or not that exists
 // (as the kernel follows them when it creates a file through a link).
 std::string follow_links(const std::string& path) {
@@ -80,6 +74,12 @@ OutputTarget resolve_output_target(const std::string& path) {
   if (errno != ENOENT) fail(path, "cannot write here: " + errno_text());
   target.file = follow_links(path);  // a dangling link: create its target
   return target;
+}
+
+std::string directory_of(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
 }
 
 }  // namespace sqdiff::tools

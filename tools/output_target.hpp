@@ -33,4 +33,7 @@ struct OutputTarget {
 // and any error opening a non-regular destination.
 OutputTarget resolve_output_target(const std::string& path);
 
+// The directory part of `path`: "." for a bare name, "/" for a file in the root.
+std::string directory_of(const std::string& path);
+
 }  // namespace sqdiff::tools
