@@ -64,6 +64,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/call.hpp"
 #include "fuzz_check.hpp"
 #include "oracle.hpp"
 #include "quantized/quantized_oracle.hpp"
@@ -77,14 +78,9 @@
 #include "sqdiff/quantized.hpp"
 #include "sqdiff/reduce.hpp"
 
+namespace sqdiff_fuzz::api {
 namespace {
 
-using sqdiff::BroadcastKind;
-using sqdiff::DType;
-using sqdiff::Shape;
-using sqdiff_fuzz::check;
-using sqdiff_fuzz::fail;
-namespace oracle = sqdiff_test::oracle;
 namespace gmp = sqdiff_test::gmp;
 namespace qo = sqdiff_test::quantized_oracle;
 
@@ -94,287 +90,6 @@ constexpr int64_t kMaxElements = int64_t{1} << 16;
 // The GMP oracle checks the exact path up to this many terms (the broadcast
 // shape's elements): a few microseconds each.
 constexpr int64_t kMaxOracleTerms = int64_t{1} << 10;
-
-// The values 0-5 are the op byte modulo 6, as the committed seeds were made;
-// mean_squared_difference_backward and the quantized ops came later (decode_op).
-enum class Op {
-  subtract,
-  squared_difference,
-  sum,
-  mean,
-  squared_difference_backward,
-  subtract_backward,
-  mean_squared_difference_backward,
-  quantized_squared_difference,
-  quantized_subtract
-};
-
-const char* op_name(Op op) {
-  switch (op) {
-    case Op::subtract: return "subtract";
-    case Op::squared_difference: return "squared_difference";
-    case Op::sum: return "sum_squared_difference";
-    case Op::mean: return "mean_squared_difference";
-    case Op::squared_difference_backward: return "squared_difference_backward";
-    case Op::subtract_backward: return "subtract_backward";
-    case Op::mean_squared_difference_backward: return "mean_squared_difference_backward";
-    case Op::quantized_squared_difference: return "quantized_squared_difference";
-    case Op::quantized_subtract: return "quantized_subtract";
-  }
-  return "?";
-}
-
-bool is_reduction(Op op) { return op == Op::sum || op == Op::mean; }
-bool is_gradient(Op op) {
-  return op == Op::squared_difference_backward || op == Op::subtract_backward ||
-         op == Op::mean_squared_difference_backward;
-}
-bool is_quantized(Op op) { return op == Op::quantized_squared_difference || op == Op::quantized_subtract; }
-// The gradients that read the inputs a and b (subtract_backward has only
-// grad_out), and those given a grad_out (the mean's is implicit: ones, the
-// sum divided by the broadcast shape's count).
-bool reads_inputs(Op op) { return op != Op::subtract_backward; }
-bool has_grad_out(Op op) { return op == Op::squared_difference_backward || op == Op::subtract_backward; }
-
-std::string shape_text(const Shape& s) { return oracle::shape_str(s); }
-
-int64_t count_of(const Shape& shape) {
-  int64_t n = 1;
-  for (const int64_t d : shape) n *= d;
-  return n;
-}
-
-// A view as the fuzzer builds it: strides explicit (or empty = dense), and
-// where in the arena its element [0,...,0] lies.
-struct View {
-  DType dtype = DType::f32;
-  Shape shape;
-  Shape strides;       // as passed to the library (may be empty)
-  int64_t start = 0;   // byte offset of element [0,...,0] in the arena
-  bool strides_ok() const { return strides.empty() || strides.size() == shape.size(); }
-  Shape effective_strides() const { return strides.empty() ? oracle::dense_strides(shape) : strides; }
-  std::size_t item() const { return oracle::elem_size(dtype); }
-};
-
-// Lowest and highest element offset a view reaches (0, 0 for an empty view).
-std::pair<int64_t, int64_t> reach(const View& v) {
-  if (count_of(v.shape) == 0 || !v.strides_ok()) return {0, 0};
-  const Shape s = v.effective_strides();
-  int64_t lo = 0, hi = 0;
-  for (std::size_t i = 0; i < v.shape.size(); ++i) {
-    const int64_t step = s[i] * (v.shape[i] - 1);
-    (step < 0 ? lo : hi) += step;
-  }
-  return {lo, hi};
-}
-
-// SPEC_DECISIONS 4: the dims of size > 1, ordered by |stride|, each stride
-// larger than the reach of all the smaller ones.
-bool strides_nest(const View& v) {
-  const Shape s = v.effective_strides();
-  std::vector<std::pair<int64_t, int64_t>> dims;  // |stride|, size
-  for (std::size_t i = 0; i < v.shape.size(); ++i) {
-    if (v.shape[i] > 1) dims.emplace_back(s[i] < 0 ? -s[i] : s[i], v.shape[i]);
-  }
-  std::sort(dims.begin(), dims.end());
-  int64_t covered = 0;
-  for (const auto& [stride, size] : dims) {
-    if (stride <= covered) return false;
-    covered += stride * (size - 1);
-  }
-  return true;
-}
-
-// Calls f(byte offset in the arena) for each element of v, row-major.
-template <typename F>
-void for_each_element(const View& v, F&& f) {
-  const int64_t n = count_of(v.shape);
-  if (n == 0) return;
-  const Shape s = v.effective_strides();
-  std::vector<int64_t> index(v.shape.size(), 0);
-  const auto item = static_cast<int64_t>(v.item());
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t offset = 0;
-    for (std::size_t i = 0; i < index.size(); ++i) offset += index[i] * s[i];
-    f(v.start + offset * item);
-    for (std::size_t i = index.size(); i-- > 0;) {
-      if (++index[i] < v.shape[i]) break;
-      index[i] = 0;
-    }
-  }
-}
-
-// The arena: `size` bytes at `shift` bytes past a 64-byte boundary, in an
-// allocation of exactly shift + size bytes, so ASan sees a step past either end.
-class Arena {
- public:
-  Arena(std::size_t size, std::size_t shift)
-      : block_(static_cast<unsigned char*>(::operator new(shift + size, std::align_val_t{64}))),
-        size_(size),
-        shift_(shift) {
-    ASAN_POISON_MEMORY_REGION(block_, shift_);
-  }
-  ~Arena() {
-    ASAN_UNPOISON_MEMORY_REGION(block_, shift_ + size_);
-    ::operator delete(block_, std::align_val_t{64});
-  }
-  Arena(const Arena&) = delete;
-  Arena& operator=(const Arena&) = delete;
-
-  unsigned char* data() const { return block_ + shift_; }
-  std::size_t size() const { return size_; }
-
-  // Poisons every 8-byte granule outside the views' extents (from each view's
-  // lowest to its highest element): a kernel may read a whole row's span,
-  // gaps included (the block rows do), but nothing beyond it. ASan tracks
-  // granules, so up to 7 bytes past an extent stay readable.
-  void poison_outside(const std::vector<const View*>& views) {
-    std::vector<bool> used((shift_ + size_ + 7) / 8, false);
-    for (const View* v : views) {
-      if (!v->strides_ok() || count_of(v->shape) == 0) continue;  // nothing may be touched
-      const auto [lo, hi] = reach(*v);
-      const auto item = static_cast<int64_t>(v->item());
-      const int64_t first = v->start + lo * item, end = v->start + (hi + 1) * item;
-      check(first >= 0 && static_cast<std::size_t>(end) <= size_, "a view outside the arena");
-      for (int64_t b = first; b < end; ++b) used[(shift_ + static_cast<std::size_t>(b)) / 8] = true;
-    }
-    for (std::size_t g = 0; g < used.size(); ++g) {
-      if (!used[g]) ASAN_POISON_MEMORY_REGION(block_ + g * 8, std::min<std::size_t>(8, shift_ + size_ - g * 8));
-    }
-  }
-  void unpoison() { ASAN_UNPOISON_MEMORY_REGION(data(), size_); }
-
- private:
-  unsigned char* block_;
-  std::size_t size_;
-  std::size_t shift_;
-};
-
-// One call. The gradients' views: a and b (the inputs of
-// squared_difference_backward and mean_squared_difference_backward;
-// subtract_backward has none, its inputs' shapes are the gradients'), g
-// (grad_out; the mean's has none), out (grad_a) and grad_b, either gradient
-// skipped (a null pointer) at times.
-struct Call {
-  Op op = Op::subtract;
-  View a, b, out;
-  View g, grad_b;                   // gradients only
-  bool want_a = true, want_b = true;  // gradients only
-  sqdiff::Broadcast mode;
-  std::optional<Shape> axes;
-  bool keepdims = false;
-  int threads = 1;
-  std::size_t arena_size = 8;
-  std::size_t arena_shift = 0;  // bytes past a 64-byte boundary
-  // The quantized ops only: each tensor's parameters and the options other
-  // than broadcast and threads; the enums as raw values, so that values
-  // outside them (an error) can be passed too.
-  sqdiff::QuantParams qa, qb, qout;
-  uint8_t activation = 0;  // sqdiff::Activation
-  uint8_t rounding = 0;    // sqdiff::Requantize
-  bool pot_scale_int16 = true;
-
-  // The views passed to the library, inputs first (of a Call or a const Call).
-  template <class Self>
-  static auto views_of(Self& c) {
-    std::vector<decltype(&c.a)> v;
-    if (!is_gradient(c.op)) return decltype(v){&c.a, &c.b, &c.out};
-    if (reads_inputs(c.op)) v = {&c.a, &c.b};
-    if (has_grad_out(c.op)) v.push_back(&c.g);
-    if (c.want_a) v.push_back(&c.out);
-    if (c.want_b) v.push_back(&c.grad_b);
-    return v;
-  }
-  std::vector<const View*> views() const { return views_of(*this); }
-  // The views the library writes.
-  std::vector<const View*> outputs() const {
-    if (!is_gradient(op)) return {&out};
-    std::vector<const View*> v;
-    if (want_a) v.push_back(&out);
-    if (want_b) v.push_back(&grad_b);
-    return v;
-  }
-
-  std::string describe() const {
-    const auto view_text = [](const char* name, const View& v) {
-      return std::string(name) + " " + oracle::name_of(v.dtype) + shape_text(v.shape) + " strides " +
-             shape_text(v.strides) + " @" + std::to_string(v.start);
-    };
-    std::string text = std::string(op_name(op)) + " ";
-    if (!is_gradient(op)) {
-      text += view_text("a", a) + ", " + view_text("b", b) + " -> " + view_text("out", out);
-    } else {
-      if (reads_inputs(op)) text += view_text("a", a) + ", " + view_text("b", b);
-      if (reads_inputs(op) && has_grad_out(op)) text += ", ";
-      if (has_grad_out(op)) text += view_text("grad_out", g);
-      text += std::string(" -> ") + (want_a ? view_text("grad_a", out) : std::string("no grad_a")) +
-              ", " + (want_b ? view_text("grad_b", grad_b) : std::string("no grad_b"));
-    }
-    text += " (" + std::string(oracle::name_of(mode.kind)) + ", axis " + std::to_string(mode.axis) + ")";
-    if (is_reduction(op)) {
-      text += " axes " + (axes ? shape_text(*axes) : std::string("all")) + (keepdims ? " keepdims" : "");
-    }
-    if (is_quantized(op)) {
-      const auto params_text = [](const char* name, sqdiff::QuantParams q) {
-        char buffer[96];
-        std::snprintf(buffer, sizeof buffer, " %s (scale %.9g = %a, zero point %d)", name,
-                      static_cast<double>(q.scale), static_cast<double>(q.scale), static_cast<int>(q.zero_point));
-        return std::string(buffer);
-      };
-      text += params_text("qa", qa) + params_text("qb", qb) + params_text("qout", qout) + " activation " +
-              std::to_string(activation) + " rounding " + std::to_string(rounding) +
-              (pot_scale_int16 ? " pot_scale_int16" : " no pot_scale_int16");
-    }
-    return text + " threads " + std::to_string(threads);
-  }
-
-  sqdiff::QuantizedOptions quantized_options(int thread_count) const {
-    sqdiff::QuantizedOptions options;
-    options.broadcast = mode;
-    options.activation = static_cast<sqdiff::Activation>(activation);
-    options.rounding = static_cast<sqdiff::Requantize>(rounding);
-    options.pot_scale_int16 = pot_scale_int16;
-    options.threads = thread_count;
-    return options;
-  }
-};
-
-// Runs the call on views into `base`; returns the error text, or nullopt.
-std::optional<std::string> run(const Call& c, unsigned char* base, int threads) {
-  const sqdiff::ConstTensorView a{base + c.a.start, c.a.dtype, c.a.shape, c.a.strides};
-  const sqdiff::ConstTensorView b{base + c.b.start, c.b.dtype, c.b.shape, c.b.strides};
-  const sqdiff::TensorView out{base + c.out.start, c.out.dtype, c.out.shape, c.out.strides};
-  const sqdiff::ConstTensorView g{base + c.g.start, c.g.dtype, c.g.shape, c.g.strides};
-  const sqdiff::TensorView grad_b{base + c.grad_b.start, c.grad_b.dtype, c.grad_b.shape, c.grad_b.strides};
-  const sqdiff::TensorView* grad_a_arg = c.want_a ? &out : nullptr;
-  const sqdiff::TensorView* grad_b_arg = c.want_b ? &grad_b : nullptr;
-  try {
-    switch (c.op) {
-      case Op::subtract: sqdiff::subtract(a, b, out, {c.mode, threads}); break;
-      case Op::squared_difference: sqdiff::squared_difference(a, b, out, {c.mode, threads}); break;
-      case Op::sum: sqdiff::sum_squared_difference(a, b, out, {c.mode, c.axes, c.keepdims, threads}); break;
-      case Op::mean: sqdiff::mean_squared_difference(a, b, out, {c.mode, c.axes, c.keepdims, threads}); break;
-      case Op::squared_difference_backward:
-        sqdiff::squared_difference_backward(a, b, g, grad_a_arg, grad_b_arg, {c.mode, threads});
-        break;
-      case Op::subtract_backward: sqdiff::subtract_backward(g, grad_a_arg, grad_b_arg, {c.mode, threads}); break;
-      case Op::mean_squared_difference_backward:
-        sqdiff::mean_squared_difference_backward(a, b, grad_a_arg, grad_b_arg, {c.mode, threads});
-        break;
-      case Op::quantized_squared_difference:
-        sqdiff::quantized_squared_difference(a, c.qa, b, c.qb, out, c.qout, c.quantized_options(threads));
-        break;
-      case Op::quantized_subtract:
-        sqdiff::quantized_subtract(a, c.qa, b, c.qb, out, c.qout, c.quantized_options(threads));
-        break;
-    }
-  } catch (const sqdiff::Error& e) {
-    return std::string(e.what());
-  } catch (const std::exception& e) {
-    fail(c.describe() + ": threw something other than sqdiff::Error: " + e.what());
-  }
-  return std::nullopt;
-}
 
 // ---------------------------------------------------------------------------
 // Decoding the input.
@@ -712,16 +427,6 @@ std::optional<Call> decode(FuzzedDataProvider& in) {
   c.arena_shift = 8 * in.ConsumeIntegralInRange<std::size_t>(0, 7);
   if (is_quantized(c.op)) decode_quantization(in, c);
   return c;
-}
-
-// The bits of v (exact in float type t) in t.
-uint64_t float_bits(DType t, double v) {
-  switch (t) {
-    case DType::f16: return oracle::float_to_f16(static_cast<float>(v));
-    case DType::bf16: return oracle::float_to_bf16(static_cast<float>(v));
-    case DType::f32: return std::bit_cast<uint32_t>(static_cast<float>(v));
-    default: return std::bit_cast<uint64_t>(v);
-  }
 }
 
 // A value of float type t near the square root of its smallest subnormal
@@ -1421,8 +1126,10 @@ void check_bounded_states(const Call& c, const std::vector<unsigned char>& snaps
 }
 
 }  // namespace
+}  // namespace sqdiff_fuzz::api
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
+  using namespace sqdiff_fuzz::api;
   FuzzedDataProvider in(data, size);
   const std::optional<Call> call = decode(in);
   if (!call) return 0;
