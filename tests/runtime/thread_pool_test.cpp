@@ -207,8 +207,8 @@ TEST(ThreadPool, ConcurrentCallersEachGetTheirWholeJob) {
 // of its own, and to exit: the pool's destructor must not wait for threads
 // that only the parent has. Forks happen while another thread of the parent
 // is inside a parallel call, so the child also inherits locks in any state.
-// The parent's busy thread neither allocates nor frees while children are
-// forked (Coverage::record allocates, and a thread's start frees): GCC 12's
+// No thread of the parent allocates or frees while children are forked
+// (Coverage::record allocates, and a thread's start frees): GCC 12's
 // ASan takes no allocator lock around fork, so a child forked while another
 // thread was inside malloc or free hung in its workers' start (a CI run under
 // load, round 8 of 20; gdb showed them waiting on the allocator's lock).
@@ -218,7 +218,12 @@ TEST(ThreadPool, ForkedChildrenRunCallsAndExit) {
     auto& counters = *static_cast<std::vector<std::atomic<int>>*>(context);
     for (std::size_t i = begin; i < begin + count; ++i) counters[i].fetch_add(1, std::memory_order_relaxed);
   };
-  parallel_for(3, hits.size(), 4, count_hits, &hits);  // the workers exist
+  // Both workers have run a tile, so each has finished starting (a start frees).
+  for (int call = 0; call < 1000; ++call) {
+    Coverage warm(4096);
+    parallel_for(3, warm.hits.size(), 4, &Coverage::record, &warm);
+    if (warm.threads.size() == 3) break;
+  }
   std::atomic<bool> stop{false};
   std::atomic<bool> running{false};
   std::thread busy([&stop, &running, &hits, count_hits] {
