@@ -13,6 +13,7 @@
 
 #include "hwy/highway.h"
 #include "kernels/exact_terms-inl.h"
+#include "kernels/prefetch_ahead-inl.h"
 #include "kernels/widen_f64-inl.h"
 #include "runtime/fp_environment.hpp"
 
@@ -100,6 +101,8 @@ int64_t FusedBlocks(const float* a, const float* b, int64_t n, int64_t block, do
     while (i + step <= m) {
       const int64_t steps = std::min((m - i) / step, static_cast<int64_t>(kChain) - chain);
       for (int64_t k = 0; k < steps; ++k, i += step) {
+        PrefetchAhead(pa + i, static_cast<size_t>(step));
+        PrefetchAhead(pb + i, static_cast<size_t>(step));
         FusedPairs<kTolerance>(d, WideF32::Load(d, pa + i), WideF32::Load(d, pb + i), vatol, vrtol, acc.h0, acc.l0,
                                acc);
         FusedPairs<kTolerance>(d, WideF32::Load(d, pa + i + N), WideF32::Load(d, pb + i + N), vatol, vrtol, acc.h1,

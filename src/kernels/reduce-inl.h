@@ -15,9 +15,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "kernels/exact_terms-inl.h"
+#include "kernels/prefetch_ahead-inl.h"
 #include "kernels/reduce_table.hpp"
 #include "kernels/round_f32-inl.h"
 #include "kernels/round_f64-inl.h"
@@ -43,23 +43,9 @@ struct Operand {
     }
   }
   HWY_INLINE double Scalar(size_t i) const { return Wide::Scalar(kAlong ? p + i : p); }
-  // Asks for the lines kPrefetchBytes past elements [i, i + count). Widening
-  // to f64 makes these rows heavier per byte than a plain read, and the
-  // hardware prefetchers alone left them short of the bound loop (sqdiff_bench,
-  // ratio to it without -> with 4 KiB ahead: f32 64M all axes 1 thread 0.97
-  // -> 1.03, 2 threads 0.89 -> 0.98; per row [4096,4096] 0.86 -> 1.02 and
-  // 0.64 -> 0.99; per channel 0.57 -> 0.97 and 0.79 -> 0.96; 1, 2 and 8 KiB
-  // did less; the column kernel, per column [4096,4096] 1 thread: 0.57-0.60 ->
-  // 0.71-0.74). Addresses are formed as integers: past the end of the row they
-  // point nowhere, and a prefetch there is dropped.
   HWY_INLINE void PrefetchAhead(size_t i, size_t count) const {
     if constexpr (kAlong) {
-      constexpr size_t kPrefetchBytes = 4096;
-      constexpr size_t kLineBytes = 64;
-      const uintptr_t ahead = reinterpret_cast<uintptr_t>(p + i) + kPrefetchBytes;
-      for (size_t k = 0; k < count * sizeof(S); k += kLineBytes) {
-        hwy::Prefetch(reinterpret_cast<const char*>(ahead + k));
-      }
+      HWY_NAMESPACE::PrefetchAhead(p + i, count);
     } else {
       (void)i;
       (void)count;
