@@ -72,6 +72,8 @@ struct NpyArray {
 
  private:
   NpyArray() = default;
+  // An array described by a header, its data not yet attached; strides from the order.
+  NpyArray(std::string path, sqdiff::DType dtype, sqdiff::Shape shape, bool fortran_order);
   void reset() noexcept;
 
   std::string path_;

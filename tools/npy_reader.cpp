@@ -30,6 +30,13 @@ using npy_header::order_strides;
 using npy_header::parse_header;
 using npy_header::shape_text;
 
+NpyArray::NpyArray(std::string path, sqdiff::DType dtype, sqdiff::Shape shape, bool fortran_order)
+    : path_(std::move(path)),
+      dtype_(dtype),
+      shape_(std::move(shape)),
+      strides_(order_strides(shape_, fortran_order)),
+      fortran_order_(fortran_order) {}
+
 NpyArray::NpyArray(NpyArray&& other) noexcept { *this = std::move(other); }
 
 NpyArray& NpyArray::operator=(NpyArray&& other) noexcept {
@@ -195,12 +202,7 @@ NpyArray NpyArray::open(const std::string& path, TwoByteVoid two_byte_void) {
   const std::size_t data_offset = layout.data_offset;
   const int64_t data_bytes = layout.data_bytes;
   const std::size_t item = dtype_size(layout.dtype);
-  NpyArray array;
-  array.path_ = path;
-  array.dtype_ = layout.dtype;
-  array.shape_ = layout.shape;
-  array.fortran_order_ = layout.fortran_order;
-  array.strides_ = order_strides(array.shape_, array.fortran_order_);
+  NpyArray array(path, layout.dtype, layout.shape, layout.fortran_order);
 
   if (data_bytes == 0) {
     static const std::max_align_t kNothing{};
@@ -239,12 +241,7 @@ NpyArray NpyArray::from_bytes(const std::string& name, const std::byte* bytes, s
         if (n > 0) std::memcpy(out, bytes + offset, n);
         return static_cast<ssize_t>(n);
       });
-  NpyArray array;
-  array.path_ = name;
-  array.dtype_ = layout.dtype;
-  array.shape_ = layout.shape;
-  array.fortran_order_ = layout.fortran_order;
-  array.strides_ = order_strides(array.shape_, array.fortran_order_);
+  NpyArray array(name, layout.dtype, layout.shape, layout.fortran_order);
   const std::size_t item = dtype_size(layout.dtype);
   const std::byte* data = bytes + layout.data_offset;
   if (layout.data_bytes == 0) {
