@@ -7,7 +7,7 @@ array or a scalar) and return lazy Dask arrays:
 
     squared_difference(a, b)         (a - b)**2, block by block
     subtract(a, b)                   a - b, block by block
-    sum_squared_difference(a, b)     the sum of (a - b)**2 over axes: partial sums in a tree
+    sum_squared_difference(a, b)     the sum of (a - b)**2 over axes: partial sums, added
     mean_squared_difference(a, b)    that sum divided by the number of terms
     quantized_squared_difference(a, b, a_quant=..., b_quant=..., out_quant=...)
     quantized_subtract(a, b, a_quant=..., b_quant=..., out_quant=...)
@@ -25,9 +25,10 @@ The results are bit-identical to the eager module's for any chunking, any
 ``split_every`` and any number of workers: the element-wise ops are the eager
 ops on each block. Each block of a float reduction yields the library's
 bounded partial state (``sqdiff._bounded_partial_sum_squared_difference``: the
-eager fast path's sums, each with a rigorous error bound), which a tree of
-tasks adds with the bounds (``sqdiff._combine_bounded_partial_sums``) and
-which is rounded once, at the end, where the bound decides the rounding
+eager fast path's sums, each with a rigorous error bound); the states are
+added with the bounds (``sqdiff._combine_bounded_partial_sums``) by the task
+that finishes the output block, or by a tree of tasks first where they are
+large or ``split_every`` is given, and rounded once, at the end, where the bound decides the rounding
 (``sqdiff._finish_bounded_partial_sums``): almost always. An output block it
 leaves undecided (a sum on or within about 2^-40 of a rounding boundary, such
 as an odd integer sum beyond 2**24 for float32) is summed again from the
@@ -431,10 +432,20 @@ def _combine_states(states, axis, keepdims, *, input_dtype, combine):
     return total
 
 
-def _finish_states(states, *, input_dtype, count, mean, out_dtype, squeeze, result_dtype):
-    """The last task of each output block: the states rounded once, as `result_dtype`
-    (the eager function's: ml_dtypes.bfloat16 for such inputs, whose states
-    finish as uint16 bits)."""
+def _added_here(states, tree_axes, input_dtype, combine):
+    """A finishing task's states: added here along `tree_axes`, where the
+    states of its output block were not added by a tree before it."""
+    if not tree_axes:
+        return states
+    return _combine_states(states, tree_axes, True, input_dtype=input_dtype, combine=combine)
+
+
+def _finish_states(states, *, input_dtype, count, mean, out_dtype, squeeze, result_dtype, tree_axes=(),
+                   combine=None):
+    """The last task of each output block: the states (added here along
+    `tree_axes`) rounded once, as `result_dtype` (the eager function's:
+    ml_dtypes.bfloat16 for such inputs, whose states finish as uint16 bits)."""
+    states = _added_here(states, tree_axes, input_dtype, combine)
     shape = tuple(d for i, d in enumerate(states.shape[:-1]) if i not in squeeze)
     result = _sqdiff._finish_partial_sums(input_dtype, states, count, mean=mean, out_dtype=out_dtype)
     if result.dtype != result_dtype:
@@ -471,12 +482,13 @@ class _ExactFallback:
         return _dask_base.compute(block, scheduler="sync")[0]
 
 
-def _finish_bounded(states, where, *, input_dtype, count, mean, out_dtype, squeeze, result_dtype, block_grid,
-                    fallback):
+def _finish_bounded(states, where=0, *, input_dtype, count, mean, out_dtype, squeeze, result_dtype, block_grid,
+                    fallback, tree_axes=(), combine=None):
     """The last task of each output block of a float reduction: the bounded
-    states rounded once where their bounds decide (almost everywhere), the
-    other outputs taken from the exact reduction's block (`where` holds the
-    block's flat index in `block_grid`)."""
+    states (added here along `tree_axes`) rounded once where their bounds
+    decide (almost everywhere), the other outputs taken from the exact
+    reduction's block (`where` holds the block's flat index in `block_grid`)."""
+    states = _added_here(states, tree_axes, input_dtype, combine)
     shape = tuple(d for i, d in enumerate(states.shape[:-1]) if i not in squeeze)
     result, undecided = _sqdiff._finish_bounded_partial_sums(input_dtype, states, count, mean=mean,
                                                              out_dtype=out_dtype)
@@ -488,6 +500,26 @@ def _finish_bounded(states, where, *, input_dtype, count, mean, out_dtype, squee
         block_id = _np.unravel_index(int(_np.asarray(where).item()), block_grid)
         _np.copyto(result, _np.asarray(fallback.block(block_id), dtype=result.dtype), where=undecided)
     return result
+
+
+# The most bytes of partial states one finishing task adds by itself. Below it
+# (always, for a reduction over every axis: a state is 4 or a few words per
+# output) the states of an output block go straight to its finishing task, a
+# tree of one level: each task costs the scheduler about as much as summing
+# megabytes, so on fast eager calls the tree's tasks were most of what Dask
+# added (issue 35: 16 blocks took 55 tasks, now 17 beside the inputs').
+_ONE_LEVEL_TREE_BYTES = 16 << 20
+
+
+def _one_level_tree_fits(states, axes):
+    """Whether one task may add all the partial states of an output block."""
+    per_output_block = 1
+    for i in axes:
+        per_output_block *= states.numblocks[i]
+    largest_block = 8
+    for dim_chunks in states.chunks:
+        largest_block *= max(dim_chunks, default=0)
+    return per_output_block * largest_block <= _ONE_LEVEL_TREE_BYTES
 
 
 def _reduction(op, a, b, axis, keepdims, dtype, broadcast, broadcast_axis, threads, split_every):
@@ -514,47 +546,68 @@ def _reduction(op, a, b, axis, keepdims, dtype, broadcast, broadcast_axis, threa
                            result_dtype=one.dtype)
 
     def states_of(kind, block, combine, words, **keywords):
+        """The blocks' partial states, and the axes along which the finishing
+        tasks still add them (those of a one-level tree)."""
         states = _da.blockwise(
             block, tuple(range(rank + 1)), *_blockwise_inputs(a, b, broadcast, broadcast_axis, rank),
             new_axes={rank: words}, adjust_chunks={i: 1 for i in axes},
             axes=axes, broadcast=broadcast, broadcast_axis=_block_alignment(a, b, broadcast, broadcast_axis),
             threads=threads, dtype_keyword=partial_dtype, token=f"sqdiff-{op}-{kind}-partial", align_arrays=True,
             meta=_np.empty((0,) * (rank + 1), dtype=_np.uint64), **keywords)
-        if axes:
-            add = functools.partial(_combine_states, input_dtype=input_dtype, combine=combine)
-            states = _da.reduction(
-                states, _pass_states, add, combine=add, axis=axes, keepdims=True, dtype=_np.uint64,
-                split_every=split_every, concatenate=True, name=f"sqdiff-{op}-{kind}-combine",
-                meta=_np.empty((0,) * (rank + 1), dtype=_np.uint64))
-        return states
+        if not axes:
+            return states, {}
+        adding = dict(tree_axes=axes, combine=combine)
+        if split_every is None and _one_level_tree_fits(states, axes):
+            return states, adding
+        add = functools.partial(_combine_states, input_dtype=input_dtype, combine=combine)
+        states = _da.reduction(
+            states, _pass_states, add, combine=add, axis=axes, keepdims=True, dtype=_np.uint64,
+            split_every=split_every, concatenate=True, name=f"sqdiff-{op}-{kind}-combine",
+            meta=_np.empty((0,) * (rank + 1), dtype=_np.uint64))
+        return states, {}
 
     # The exact reduction: exact partial states, added exactly and rounded once.
     # blockwise, not map_blocks(drop_axis=...): Dask 2022.12 (Debian 12's) deprecates map_blocks'
     # token= with a FutureWarning, and its name= is a prefix there but the whole key later.
-    exact_states = states_of("exact", _partial_block, _sqdiff._combine_partial_sums,
-                             _sqdiff._partial_sum_words(input_dtype))
+    out_index = tuple(i for i in range(rank + 1) if i not in dropped)
+
+    def finishing_index(adding):
+        """The finishing tasks' output index. Where they add the states
+        themselves, the reduced dims are contracted (all of an output block's
+        states in one task), and those kept by keepdims come back as new dims
+        of length 1 (labels past the states' own)."""
+        if not adding or not keepdims:
+            return out_index, {}
+        return tuple(rank + 1 + i if i in axes else i for i in range(rank)), {rank + 1 + i: 1 for i in axes}
+
+    exact_states, exact_adding = states_of("exact", _partial_block, _sqdiff._combine_partial_sums,
+                                           _sqdiff._partial_sum_words(input_dtype))
+    exact_index, exact_new_axes = finishing_index(exact_adding)
     exact = _da.blockwise(
-        _finish_states, tuple(i for i in range(rank + 1) if i not in dropped), exact_states, tuple(range(rank + 1)),
+        _finish_states, exact_index, exact_states, tuple(range(rank + 1)), new_axes=exact_new_axes,
         dtype=one.dtype, meta=_np.empty((0,) * out_rank, dtype=one.dtype), token=f"sqdiff-{op}", concatenate=True,
-        **finish_keywords)
+        **finish_keywords, **exact_adding)
     if not bf16 and _np.dtype(input_dtype).kind in "iu":
         return exact  # sums of integer squares: the exact states are the fast path
 
     # Float inputs: the bounded states, at the fast path's speed; an output whose
     # bound straddles a rounding boundary takes the exact reduction's block instead.
-    bounded_states = states_of("bounded", _bounded_block, _sqdiff._combine_bounded_partial_sums,
-                               _sqdiff._BOUNDED_PARTIAL_SUM_WORDS, out_dtype=out_dtype)
+    bounded_states, bounded_adding = states_of("bounded", _bounded_block, _sqdiff._combine_bounded_partial_sums,
+                                               _sqdiff._BOUNDED_PARTIAL_SUM_WORDS, out_dtype=out_dtype)
+    index, new_axes = finishing_index(bounded_adding)
+    numblocks = exact.numblocks
+    finishing = dict(dtype=one.dtype, meta=_np.empty((0,) * out_rank, dtype=one.dtype), token=f"sqdiff-{op}",
+                     concatenate=True, align_arrays=False, block_grid=numblocks, fallback=_ExactFallback(exact),
+                     new_axes=new_axes, **finish_keywords, **bounded_adding)
+    if all(n == 1 for n in numblocks):
+        # One output block: its index is 0, and no task needs to say so.
+        return _da.blockwise(_finish_bounded, index, bounded_states, tuple(range(rank + 1)), **finishing)
     # Each finishing task learns its block's location (which the fallback needs) from a
     # small array beside the states: element i of `where` is block i's flat index. (map_blocks'
     # block_id would do, but Dask 2022.12 cannot run an empty one and reads its name= otherwise.)
-    out_index = tuple(i for i in range(rank + 1) if i not in dropped)
-    numblocks = tuple(bounded_states.numblocks[i] for i in out_index)
     where = _da.from_array(_np.arange(_np.prod(numblocks, dtype=_np.int64)).reshape(numblocks),
                            chunks=(1,) * len(numblocks), name=f"sqdiff-block-index-{_dask_base.tokenize(numblocks)}")
-    return _da.blockwise(
-        _finish_bounded, out_index, bounded_states, tuple(range(rank + 1)), where, out_index, dtype=one.dtype,
-        meta=_np.empty((0,) * out_rank, dtype=one.dtype), token=f"sqdiff-{op}", concatenate=True,
-        align_arrays=False, block_grid=numblocks, fallback=_ExactFallback(exact), **finish_keywords)
+    return _da.blockwise(_finish_bounded, index, bounded_states, tuple(range(rank + 1)), where, index, **finishing)
 
 
 _REDUCTION_PARAMETERS = """\
@@ -573,8 +626,9 @@ broadcast_axis : int, default -1
 threads : int or None, default 1
     Threads for each block's call (None: the library's default).
 split_every : int or dict, optional
-    How many partial states one task of the tree adds (Dask's default when
-    None); the result does not depend on it.
+    How many partial states one task of a tree adds. None: each output
+    block's finishing task adds them all where they take at most 16 MiB,
+    Dask's default tree otherwise. The result does not depend on it.
 
 Returns
 -------

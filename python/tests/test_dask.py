@@ -664,6 +664,49 @@ def test_undecided_outputs_take_the_exact_reduction_block_by_block():
     assert sd._exact_fallbacks == before
 
 
+def sqdiff_tasks(lazy):
+    """The tasks of sqdiff.dask's own layers in the optimised graph (not the inputs')."""
+    graph = dict(dask.optimize(lazy)[0].__dask_graph__())
+    return [k for k in graph if (k[0] if isinstance(k, tuple) else k).startswith("sqdiff-")]
+
+
+@pytest.mark.parametrize("op", REDUCTIONS)
+def test_small_states_are_added_by_the_finishing_task(op):
+    """Without split_every, an output block's partial states go straight to its
+    finishing task where they are small: a task per block and one more for a
+    reduction over every axis (a tree of tasks costs the scheduler more than
+    the adding); with split_every, the tree Dask builds."""
+    rng = np.random.default_rng(35)
+    a = rng.standard_normal((64, 48)).astype(np.float32)
+    b = rng.standard_normal((64, 48)).astype(np.float32)
+    da_a, da_b = da.from_array(a, chunks=(16, 12)), da.from_array(b, chunks=(16, 12))  # 16 blocks
+    lazy = getattr(sd, op)(da_a, da_b)
+    assert len(sqdiff_tasks(lazy)) == 16 + 1
+    assert_same_bits(lazy.compute(), getattr(sqdiff, op)(a, b), "float32", what=op)
+    for axis, keepdims, outputs in ((0, False, 4), (1, True, 4), ((0, 1), True, 1)):
+        lazy = getattr(sd, op)(da_a, da_b, axis, keepdims=keepdims)
+        # the blocks, the finishing tasks, and where there are several, the index of each
+        assert len(sqdiff_tasks(lazy)) == 16 + outputs + (outputs if outputs > 1 else 0), (axis, keepdims)
+        assert_same_bits(lazy.compute(), getattr(sqdiff, op)(a, b, axis, keepdims=keepdims), "float32",
+                         what=f"{op} axis={axis} keepdims={keepdims}")
+    assert len(sqdiff_tasks(getattr(sd, op)(da_a, da_b, split_every=2))) > 16 + 1
+
+
+@pytest.mark.parametrize("op", REDUCTIONS)
+def test_large_states_are_added_by_a_tree(op, monkeypatch):
+    """Past the one-task limit on the states' bytes, Dask's tree adds them, with the same bits."""
+    monkeypatch.setattr(sd, "_ONE_LEVEL_TREE_BYTES", 0)
+    rng = np.random.default_rng(36)
+    a = rng.standard_normal((64, 48)).astype(np.float32)
+    b = rng.standard_normal((64, 48)).astype(np.float32)
+    da_a, da_b = da.from_array(a, chunks=(16, 12)), da.from_array(b, chunks=(16, 12))
+    for axis, keepdims in ((None, False), (0, True), (1, False)):
+        lazy = getattr(sd, op)(da_a, da_b, axis, keepdims=keepdims)
+        assert any("-combine" in (k[0] if isinstance(k, tuple) else k) for k in sqdiff_tasks(lazy))
+        assert_same_bits(lazy.compute(), getattr(sqdiff, op)(a, b, axis, keepdims=keepdims), "float32",
+                         what=f"{op} axis={axis} keepdims={keepdims}")
+
+
 def test_float64_terms_the_fast_path_leaves_to_the_exact_one():
     """f64 squares below 2**-900 are not bounded by the fast path: their blocks go
     to the exact reduction, and the result is exact (here 3 * 2**-1000 + ...)."""
