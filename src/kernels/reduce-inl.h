@@ -43,6 +43,19 @@ struct Operand {
       return fixed;
     }
   }
+  // Elements i to i + 2 Lanes(d), in Wide::LoadTwo's order where the type
+  // has one (the same order for both operands of a row), else in order.
+  template <class D>
+  HWY_INLINE void LoadTwo(D d, size_t i, hn::Vec<D> fixed, hn::Vec<D>& first, hn::Vec<D>& second) const {
+    if constexpr (!kAlong) {
+      first = second = fixed;
+    } else if constexpr (requires { Wide::LoadTwo(d, p, first, second); }) {
+      Wide::LoadTwo(d, p + i, first, second);
+    } else {
+      first = Wide::Load(d, p + i);
+      second = Wide::Load(d, p + i + hn::Lanes(d));
+    }
+  }
   HWY_INLINE double Scalar(size_t i) const { return Wide::Scalar(kAlong ? p + i : p); }
   HWY_INLINE void PrefetchAhead(size_t i, size_t count) const {
     if constexpr (kAlong) {
@@ -112,10 +125,15 @@ void SquareRow(const void* a_raw, const void* b_raw, size_t n, SquareSums* sums)
     for (; i < end; i += 4 * N) {
       a.PrefetchAhead(i, 4 * N);
       b.PrefetchAhead(i, 4 * N);
-      const auto d0 = hn::Sub(a.Load(d, i, fa), b.Load(d, i, fb));
-      const auto d1 = hn::Sub(a.Load(d, i + N, fa), b.Load(d, i + N, fb));
-      const auto d2 = hn::Sub(a.Load(d, i + 2 * N, fa), b.Load(d, i + 2 * N, fb));
-      const auto d3 = hn::Sub(a.Load(d, i + 3 * N, fa), b.Load(d, i + 3 * N, fb));
+      hn::Vec<decltype(d)> a0, a1, a2, a3, b0, b1, b2, b3;
+      a.LoadTwo(d, i, fa, a0, a1);
+      a.LoadTwo(d, i + 2 * N, fa, a2, a3);
+      b.LoadTwo(d, i, fb, b0, b1);
+      b.LoadTwo(d, i + 2 * N, fb, b2, b3);
+      const auto d0 = hn::Sub(a0, b0);
+      const auto d1 = hn::Sub(a1, b1);
+      const auto d2 = hn::Sub(a2, b2);
+      const auto d3 = hn::Sub(a3, b3);
       acc0 = FusedMulAdd(d, d0, d0, acc0);
       acc1 = FusedMulAdd(d, d1, d1, acc1);
       acc2 = FusedMulAdd(d, d2, d2, acc2);

@@ -100,6 +100,24 @@ struct WideBF16 {
     const hn::Rebind<float, D> df;
     return hn::PromoteTo(d, WidenBF16(df, hn::LoadU(hn::Rebind<Storage, D>(), p)));
   }
+#if HWY_TARGET != HWY_SCALAR  // one lane: no pairs in a lane
+  // The 2 * Lanes(d) elements from p, as two vectors in an order of their own
+  // (the even-numbered ones, then the odd): a bfloat16 is the high half of
+  // its float, so the 32-bit lanes holding two of them give both floats with
+  // one shift and one mask. Load's widening (a zero extension and a shift)
+  // took two shuffle-port instructions more per vector, where the sums of
+  // squares of bf16 are bound by those ports (docs/PERFORMANCE.md). Callers
+  // that read both operands this way pair the same elements.
+  template <class D>
+  static HWY_INLINE void LoadTwo(D d, const Storage* p, hn::Vec<D>& even, hn::Vec<D>& odd) {
+    const hn::Rebind<float, D> df;
+    const hn::Rebind<uint32_t, D> du;
+    const hn::Repartition<Storage, decltype(du)> dbf;
+    const auto pairs = hn::BitCast(du, hn::LoadU(dbf, p));
+    even = hn::PromoteTo(d, hn::BitCast(df, hn::ShiftLeft<16>(pairs)));
+    odd = hn::PromoteTo(d, hn::BitCast(df, hn::And(pairs, hn::Set(du, 0xFFFF0000u))));
+  }
+#endif
   static HWY_INLINE double Scalar(const Storage* p) {
     uint16_t bits;
     std::memcpy(&bits, p, 2);
