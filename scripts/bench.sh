@@ -23,8 +23,10 @@
 #                                    only the partial sums behind sqdiff.dask and `sqdiff compare`
 #                                    (issue 23, item 1): builds the program and the NumPy binding in
 #                                    build-bench/ and runs bench/python/bench_partials.py with Debian's
-#                                    /usr/bin/python3 and Dask (python3-dask), which writes just its
-#                                    section of docs/PERFORMANCE.md ("Partial sums: ..."), the rest kept
+#                                    /usr/bin/python3 and Dask (python3-dask), its Dask case again in
+#                                    build-bench/venv-dask with the Dask requirements/test.txt pins,
+#                                    and writes just its section of docs/PERFORMANCE.md ("Partial
+#                                    sums: ..."), the rest kept
 #   scripts/bench.sh --quantized-only
 #                                    only the quantized ops' cases (quant/, issue 25: i8/u8/i16 subtract and
 #                                    squared difference beside their bound loops and XNNPACK's qs8/qu8
@@ -73,7 +75,7 @@ while [[ $# -gt 0 ]]; do
     --partials-only) partials_only=1; shift ;;
     --quantized-only) quantized_only=1; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,46p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,48p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -139,9 +141,15 @@ if [[ "$partials_only" == 1 ]]; then
   run cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DSQDIFF_BUILD_BENCH=ON \
     -DSQDIFF_BUILD_TESTS=OFF -DSQDIFF_BUILD_EXAMPLES=OFF -DSQDIFF_BUILD_TOOLS=ON -DSQDIFF_BUILD_PYTHON=ON
   run cmake --build "$build_dir" --parallel 2 --target sqdiff_cli sqdiff_python
+  # sqdiff.dask is timed with Debian's Dask and again with the newest, the one
+  # requirements/test.txt pins, in a venv of Debian's Python (the module's ABI).
+  dask_venv="$build_dir/venv-dask"
+  [[ -x "$dask_venv/bin/python" ]] || run /usr/bin/python3 -m venv "$dask_venv"
+  mapfile -t dask_pins < <(grep -E '^(numpy|dask\[array\])==' requirements/test.txt)
+  run "$dask_venv/bin/pip" install --quiet "${dask_pins[@]}"
   run env PYTHONPATH="$build_dir/python" /usr/bin/python3 bench/python/bench_partials.py \
     --sqdiff "$build_dir/tools/sqdiff" --json "$build_dir/bench-partials.json" --into "$output" \
-    --command "scripts/bench.sh --partials-only"
+    --newest-dask "$dask_venv/bin/python" --command "scripts/bench.sh --partials-only"
   exit 0
 fi
 # Only the library and the benchmark: tests, examples, tools and the Python
