@@ -210,7 +210,7 @@ if [[ "$quantized_only" == 1 ]]; then
   exit 0
 fi
 table_args=("$results" --output "$output")
-[[ "$reductions_only" == 1 ]] && table_args=("$results" --reductions-into "$output")
+[[ "$reductions_only" == 1 ]] && table_args=("$results" --reductions-into "$output" --binary "$build_dir/bench/sqdiff_bench")
 [[ "$pairwise_only" == 1 ]] && table_args=("$results" --pairwise-into "$output")
 if [[ "$with_python" == ON ]]; then
   venv="$build_dir/venv-python"

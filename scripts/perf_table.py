@@ -17,6 +17,7 @@ from perf_page.common import load
 from perf_page.elementwise import sort_key
 from perf_page.page import full_page
 from perf_page.pairwise import PAIRWISE_HEADING, pairwise_section
+from perf_page.kernel_loops import KernelLoops
 from perf_page.reductions import REDUCE_HEADING, reductions_section
 from perf_page.splice import write_section_into
 
@@ -34,6 +35,9 @@ def parse_args():
     parser.add_argument("--pairwise-into", metavar="PAGE",
                         help="write only the 'Pairwise squared distances' section, into this existing page "
                              "(for a run of the reduce/pairwise/ cases alone, with --pairwise-python)")
+    parser.add_argument("--binary", metavar="SQDIFF_BENCH",
+                        help="the benchmark binary of the run: the reductions' rows get their kernel loops' "
+                             "instructions per element (objdump)")
     parser.add_argument("--output", "-o", default="-", help="markdown file to write (default: stdout)")
     return parser.parse_args()
 
@@ -45,8 +49,9 @@ def main():
     if args.reductions_into and args.pairwise_into:
         sys.exit("perf_table.py: --reductions-into and --pairwise-into do not go together")
     if args.reductions_into:
-        write_section_into(args.reductions_into, reductions_section(ctx, rows, args.python, separate_run=True),
-                           REDUCE_HEADING)
+        loops = KernelLoops(args.binary, ctx.get("sqdiff_simd_target", "")) if args.binary else None
+        write_section_into(args.reductions_into,
+                           reductions_section(ctx, rows, args.python, separate_run=True, loops=loops), REDUCE_HEADING)
         return
     if args.pairwise_into:
         section = pairwise_section(ctx, rows, args.pairwise_python, separate_run=True)

@@ -59,9 +59,18 @@ def describe_reduction(row):
     return f"{what} `{show(a)}` with `{show(b)}`", threads
 
 
-def reduce_table(rows):
-    head = ["case", "threads", "time", "GB/s or GFLOP/s", "ratio to bound (loop)", "vs Eigen", "target", "met",
-            "exact path", "load"]
+def instructions_cell(loops, name):
+    """The case's kernel loop: instructions per element, and the count per pass it comes from."""
+    counted = loops.per_element(name) if loops is not None else None
+    if counted is None:
+        return "—"
+    instructions, elements = counted
+    return f"{instructions / elements:.2f} ({instructions} per {elements})"
+
+
+def reduce_table(rows, loops=None):
+    head = ["case", "threads", "time", "GB/s or GFLOP/s", "ratio to bound (loop)", "instructions per element",
+            "vs Eigen", "target", "met", "exact path", "load"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for row in rows:
         case, threads = describe_reduction(row)
@@ -87,7 +96,8 @@ def reduce_table(rows):
         m = None if target is None or r is None else r >= target
         vs = row.get("vs_eigen")
         exact = row.get("exact_fraction")
-        cells = [case, threads, fmt_time(time_ns(row)), rate, ratio, f"{vs:.2f}x" if vs is not None else "—",
+        cells = [case, threads, fmt_time(time_ns(row)), rate, ratio, instructions_cell(loops, row["name"]),
+                 f"{vs:.2f}x" if vs is not None else "—",
                  f"≥ {target:.2f}" if target is not None else "—", met_text(m, row),
                  f"{100 * exact:.2g}%" if exact is not None else "—",
                  load_cell(row)]
@@ -129,6 +139,11 @@ sum again exactly during the case (its error bound straddled a rounding boundary
 - **Eigen** `(a - b).squaredNorm()` on `Map`'d vectors (1 thread), the Tensor module's
   `(a - b).square().sum()` on a 2-thread pool: an f32 sum, not correctly rounded.
 - f16 and bf16 sum into f32 (their own type overflows at 16M terms near 4), f64 into f64.
+- **Instructions per element:** the main loop of the kernel the case runs, for the run's SIMD
+  target, counted in the benchmark binary (`scripts/perf_page/kernel_loops.py`, from `objdump -d`:
+  this VM has no hardware counters): its instructions over the elements one pass handles. Where
+  the ratio to the bound is low and the data sits in cache or two threads share the work, this
+  count, not the memory, sets the speed (see "What limits the targets not met").
 """
 
 
@@ -166,9 +181,11 @@ def python_section(path):
     return "\n".join(out)
 
 
-def reductions_section(ctx, rows, python_paths, separate_run):
+def reductions_section(ctx, rows, python_paths, separate_run, loops=None):
     """The "Reductions and gradients" section, or "" without such rows. A
-    section written into a page generated from another run names its own."""
+    section written into a page generated from another run names its own.
+    `loops` (kernel_loops.KernelLoops of the run's binary) gives each row's
+    instructions per element."""
     reductions = sorted((r for r in rows if r["name"].startswith(("reduce/", "grad/")) and not is_pairwise(r)),
                         key=lambda r: r["name"])
     if not reductions and not python_paths:
@@ -180,7 +197,7 @@ def reductions_section(ctx, rows, python_paths, separate_run):
     if reductions:
         out.append("Targets (issue 13):\n")
         out.append(reduce_targets_section(reductions) + "\n")
-        out.append(reduce_table(reductions) + "\n")
+        out.append(reduce_table(reductions, loops) + "\n")
     for path in python_paths:
         out.append(python_section(path))
     return "\n".join(out)
