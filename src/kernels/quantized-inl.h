@@ -23,6 +23,7 @@
 #include "hwy/highway.h"
 #include "kernels/kernel_table.hpp"
 #include "kernels/quantized_decided-inl.h"
+#include "kernels/quantized_decided_wide-inl.h"
 #include "kernels/quantized_dyadic-inl.h"
 #include "kernels/quantized_lookup-inl.h"
 #include "kernels/quantized_pipelines-inl.h"
@@ -369,50 +370,48 @@ constexpr RowKernels MakeQuantizedRowKernels() {
   };
 }
 
-// The decided lanes are 8-bit only (quantized/decided_lanes.cpp): int16 gets
-// the exact pipeline of a pair.
-template <class Pair>
-struct ExactOnly {
-  using type = Pair;
-};
-template <class Fast, class Exact>
-struct ExactOnly<PipelinePair<Fast, Exact>> {
-  using type = Only<Exact>;
-};
-
-template <class Pair>
+// The 8-bit types take Pair8; int16 takes Pair16: the float64 decided lanes
+// for subtract (quantized_decided_wide-inl.h), the exact pipeline alone for
+// squared difference (quantized/decided_lanes.cpp enables neither otherwise).
+template <class Pair8, class Pair16>
 constexpr void SetPipelineKernels(QuantizedKernelTable& table, QuantizedPipeline pipeline, HalfInput half) {
   auto& row = table.kernels[static_cast<int>(pipeline)][static_cast<int>(half)];
-  row[static_cast<int>(QuantizedType::i8)] = MakeQuantizedRowKernels<int8_t, Pair>();
-  row[static_cast<int>(QuantizedType::u8)] = MakeQuantizedRowKernels<uint8_t, Pair>();
-  row[static_cast<int>(QuantizedType::i16)] = MakeQuantizedRowKernels<int16_t, typename ExactOnly<Pair>::type>();
+  row[static_cast<int>(QuantizedType::i8)] = MakeQuantizedRowKernels<int8_t, Pair8>();
+  row[static_cast<int>(QuantizedType::u8)] = MakeQuantizedRowKernels<uint8_t, Pair8>();
+  row[static_cast<int>(QuantizedType::i16)] = MakeQuantizedRowKernels<int16_t, Pair16>();
+}
+
+template <bool kSingleRounding, HalfInput kHalf>
+constexpr void SetSubtractKernelsOf(QuantizedKernelTable& table, QuantizedPipeline pipeline) {
+  using Exact = GeneralPipeline<false, kSingleRounding, kHalf>;
+  SetPipelineKernels<PipelinePair<DecidedSubtractPipeline<kSingleRounding, kHalf>, Exact>,
+                     PipelinePair<WideDecidedSubtractPipeline<kSingleRounding, kHalf>, Exact>>(table, pipeline, kHalf);
 }
 
 template <bool kSingleRounding>
 constexpr void SetSubtractKernels(QuantizedKernelTable& table, QuantizedPipeline pipeline) {
-  SetPipelineKernels<PipelinePair<DecidedSubtractPipeline<kSingleRounding, HalfInput::a>,
-                                  GeneralPipeline<false, kSingleRounding, HalfInput::a>>>(table, pipeline,
-                                                                                          HalfInput::a);
-  SetPipelineKernels<PipelinePair<DecidedSubtractPipeline<kSingleRounding, HalfInput::b>,
-                                  GeneralPipeline<false, kSingleRounding, HalfInput::b>>>(table, pipeline,
-                                                                                          HalfInput::b);
+  SetSubtractKernelsOf<kSingleRounding, HalfInput::a>(table, pipeline);
+  SetSubtractKernelsOf<kSingleRounding, HalfInput::b>(table, pipeline);
+}
+
+template <bool kSingleRounding, HalfInput kHalf>
+constexpr void SetSquareKernelsOf(QuantizedKernelTable& table, QuantizedPipeline pipeline) {
+  using Exact = GeneralPipeline<true, kSingleRounding, kHalf>;
+  SetPipelineKernels<PipelinePair<DecidedSquarePipeline<kSingleRounding, kHalf>, Exact>, Only<Exact>>(table, pipeline,
+                                                                                                     kHalf);
 }
 
 template <bool kSingleRounding>
 constexpr void SetSquareKernels(QuantizedKernelTable& table, QuantizedPipeline pipeline) {
-  SetPipelineKernels<PipelinePair<DecidedSquarePipeline<kSingleRounding, HalfInput::a>,
-                                  GeneralPipeline<true, kSingleRounding, HalfInput::a>>>(table, pipeline,
-                                                                                         HalfInput::a);
-  SetPipelineKernels<PipelinePair<DecidedSquarePipeline<kSingleRounding, HalfInput::b>,
-                                  GeneralPipeline<true, kSingleRounding, HalfInput::b>>>(table, pipeline,
-                                                                                         HalfInput::b);
+  SetSquareKernelsOf<kSingleRounding, HalfInput::a>(table, pipeline);
+  SetSquareKernelsOf<kSingleRounding, HalfInput::b>(table, pipeline);
 }
 
 // Pipelines with one form for both HalfInput entries.
 template <class Pipeline>
 constexpr void SetSymmetricKernels(QuantizedKernelTable& table, QuantizedPipeline pipeline) {
-  SetPipelineKernels<Only<Pipeline>>(table, pipeline, HalfInput::a);
-  SetPipelineKernels<Only<Pipeline>>(table, pipeline, HalfInput::b);
+  SetPipelineKernels<Only<Pipeline>, Only<Pipeline>>(table, pipeline, HalfInput::a);
+  SetPipelineKernels<Only<Pipeline>, Only<Pipeline>>(table, pipeline, HalfInput::b);
 }
 
 constexpr QuantizedKernelTable MakeQuantizedKernelTable() {
