@@ -76,6 +76,27 @@ using ScaledA = decltype(std::declval<const Pipeline&>().ScaleA(std::declval<V32
 template <class Pipeline>
 using ScaledB = decltype(std::declval<const Pipeline&>().ScaleB(std::declval<V32>()));
 
+// An input vector loaded and scaled: by the pipeline's own LoadA / LoadB where
+// it has them (the float64 decided lanes convert int16 straight to doubles),
+// else widened to int32 lanes and scaled.
+template <class Pipeline, class T>
+HWY_INLINE ScaledA<Pipeline> LoadScaledA(const Pipeline& pipeline, const T* p) {
+  if constexpr (requires { pipeline.LoadA(p); }) {
+    return pipeline.LoadA(p);
+  } else {
+    return pipeline.ScaleA(LoadWidened(p));
+  }
+}
+
+template <class Pipeline, class T>
+HWY_INLINE ScaledB<Pipeline> LoadScaledB(const Pipeline& pipeline, const T* p) {
+  if constexpr (requires { pipeline.LoadB(p); }) {
+    return pipeline.LoadB(p);
+  } else {
+    return pipeline.ScaleB(LoadWidened(p));
+  }
+}
+
 // An input read along the row, or one element for the whole row (scaled once).
 template <class T, bool kOneElement, class Scaled>
 struct Input {
@@ -102,11 +123,11 @@ HWY_INLINE void PartialVector(const Pipeline& pipeline, const InputA<T, kAOne, P
   ScaledB<Pipeline> scaled_b = b.scaled_element;
   if constexpr (!kAOne) {
     std::memcpy(buffer_a, a.row + i, count * sizeof(T));
-    scaled_a = pipeline.ScaleA(LoadWidened(buffer_a));
+    scaled_a = LoadScaledA(pipeline, static_cast<const T*>(buffer_a));
   }
   if constexpr (!kBOne) {
     std::memcpy(buffer_b, b.row + i, count * sizeof(T));
-    scaled_b = pipeline.ScaleB(LoadWidened(buffer_b));
+    scaled_b = LoadScaledB(pipeline, static_cast<const T*>(buffer_b));
   }
   hn::StoreU(Narrowed<T, Pipeline>(pipeline.Output(scaled_a, scaled_b)), DStorage<T>(), buffer_out);
   std::memcpy(out + i, buffer_out, count * sizeof(T));
@@ -133,8 +154,8 @@ HWY_INLINE size_t Row(const Pipeline& pipeline, const InputA<T, kAOne, Pipeline>
   for (; i + lanes <= n; i += lanes) {
     ScaledA<Pipeline> scaled_a = a.scaled_element;
     ScaledB<Pipeline> scaled_b = b.scaled_element;
-    if constexpr (!kAOne) scaled_a = pipeline.ScaleA(LoadWidened(a.row + i));
-    if constexpr (!kBOne) scaled_b = pipeline.ScaleB(LoadWidened(b.row + i));
+    if constexpr (!kAOne) scaled_a = LoadScaledA(pipeline, a.row + i);
+    if constexpr (!kBOne) scaled_b = LoadScaledB(pipeline, b.row + i);
     const auto result = Narrowed<T, Pipeline>(pipeline.Output(scaled_a, scaled_b));
     if constexpr (kStream) {
       StreamHalves(ds, result, out + i);

@@ -30,8 +30,8 @@
 // M = 1.5 2^(52-k), a double in the binade [2^(52-k), 2^(53-k)) whose spacing
 // is 2^-k:
 //   Ys = fl(fl(x a_d) + fl(fl(y nb_d) + c_d)),  a_d = fl(alpha),
-//   nb_d = fl(-beta), c_d = fl(c0_d + M), c0_d = zp_o - zp_a a_d - zp_b nb_d
-//   in double,
+//   nb_d = fl(-beta), c_d = fl(c0_d + M (+ 1/2 + w 2^-k, below)),
+//   c0_d = zp_o - zp_a a_d - zp_b nb_d in double,
 // each MulAdd fused or not (one rounding where the target has FMA, two where
 // not: the bound takes two). With u = 2^-53, Ys - M lies within E_f of Y:
 // - alpha and beta: alpha = 2^15 mu_a mu_o, a product of two 31-bit
@@ -48,20 +48,26 @@
 //   (0 for int16's zero points, as it happens).
 // E = E_in + E_1 + E_f bounds |(Ys - M) - Z|.
 //
-// The decision, in the double's bits. In the binade, bits(Ys) - bits(M) =
-// (Ys - M) 2^k =: V, an integer (M's low k bits are 0 for k <= 51). With
-// t = V + 2^(k-1), f its low k bits and q = t >> k (arithmetic), Ys - M =
-// q - 1/2 + f 2^-k; Z lies within E of it, so round(Z) = q whatever the tie
-// rule when E 2^k < f < 2^k - E 2^k. With a margin w = 2^(j-1) > E 2^k
-// (j <= k - 2), the lanes where the bits j..k-1 of B = t + w are all zero hold
-// every f < w and every f >= 2^k - w (f + w < 2^j, or 2^k <= f + w < 2^k + w);
-// the rest are decided, and for them f + w < 2^k, so B >> k = q. B is one
-// 64-bit addition: bits(Ys) + (2^(k-1) + w - bits(M)). For k <= 32 the low
-// 32 bits of B's logical shift right by k are bits k..k+31 of B, those of its
-// arithmetic shift: q modulo 2^32, which is q (|q| <= S + 1 < 2^31). A vector
-// with any undecided lane is computed again by the exact pipeline; the clamp
-// acts on the exact q. Undecided lanes are a fraction of about 2 w 2^-k <= 4 E
-// of the outputs.
+// The decision, in the double's bits. c_d also holds 1/2 + w 2^-k, w = 2^(j-1)
+// the margin (j <= k - 2, below): adding a multiple of 2^-k before each
+// rounding to the binade's grid is adding it after, so the kernel's
+// Ys' = Ys + 1/2 + w 2^-k exactly (every partial sum then within
+// M +- (S + 3) of M, in the binade). In the binade, bits(Ys') - bits(M) =
+// (Ys' - M) 2^k =: B, an integer, and M's low k bits are 0 (k <= 51): B's
+// low k bits are bits(Ys')'s, and B >> k = (bits(Ys') >> k) - (bits(M) >> k).
+// Write B = t + w, t = V + 2^(k-1) with V = (Ys - M) 2^k; f the low k bits
+// of t and q = t >> k (arithmetic): Ys - M = q - 1/2 + f 2^-k. Z lies within
+// E of Ys - M, so round(Z) = q whatever the tie rule when E 2^k < f < 2^k - E 2^k.
+// With w > E 2^k, the lanes where bits j..k-1 of B are all zero hold every
+// f < w and every f >= 2^k - w (f + w < 2^j, or 2^k <= f + w < 2^k + w); the
+// rest are decided, and for them f + w < 2^k, so B >> k = q. Since k <= 32,
+// bits j..k-1 lie in the low 32 bits of bits(Ys'), and the low 32 bits of
+// bits(Ys') >> k (logical) less those of bits(M) >> k are q modulo 2^32,
+// which is q (|q| <= S + 1 < 2^31). For k = 32 the first are the double's
+// high half. A vector with any undecided lane is computed again by the exact
+// pipeline; the clamp acts on the exact q (without an activation, the
+// narrowing to int16 saturates: that is the clamp). Undecided lanes are a
+// fraction of about 2 w 2^-k <= 4 E of the outputs.
 //
 // k: S is below 2^30 (mu_a, mu_b <= 1/2 and mu_o < 1, so alpha + beta < 2^15;
 // the zero points are 0), so k = min(32, 49 - ceil(log2(S + 2))) is 19 or
@@ -97,10 +103,11 @@ using DI64 = hn::RebindToSigned<DF64>;
 using DU64 = hn::RebindToUnsigned<DF64>;
 using VI64 = hn::Vec<DI64>;
 
-// An int32 vector as doubles: its lower and upper halves.
+// A vector of D32's lanes as doubles: its lower and upper halves (the scalar
+// target: one lane, in lo).
 struct WideParts {
   VF64 lo;
-  VF64 hi;  // unused on the scalar target
+  VF64 hi;
 };
 
 HWY_INLINE WideParts ToWideParts(V32 v) {
@@ -112,9 +119,32 @@ HWY_INLINE WideParts ToWideParts(V32 v) {
 #endif
 }
 
-// An input as stored (for the exact pipeline) with its part of the estimate.
+// Lanes(D32) int16 from p as doubles. AVX-512: each half sign-extended to
+// int64 and converted (vpmovsxwq, vcvtqq2pd: one uop each, where int32's
+// vcvtdq2pd takes two and the halves an extract).
+HWY_INLINE WideParts LoadWideParts(const int16_t* p) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8));
+  return {VF64{_mm512_cvtepi64_pd(_mm512_cvtepi16_epi64(lo))}, VF64{_mm512_cvtepi64_pd(_mm512_cvtepi16_epi64(hi))}};
+#else
+  return ToWideParts(hn::PromoteTo(D32(), hn::LoadU(hn::Rebind<int16_t, D32>(), p)));
+#endif
+}
+
+// The doubles of integers back in int32 lanes (exact): for the exact pipeline.
+HWY_INLINE V32 FromWideParts(const WideParts& v) {
+#if HWY_TARGET == HWY_SCALAR
+  return hn::DemoteTo(D32(), v.lo);
+#else
+  const hn::Rebind<int32_t, DF64> dh;
+  return hn::Combine(D32(), hn::DemoteTo(dh, v.hi), hn::DemoteTo(dh, v.lo));
+#endif
+}
+
+// An input: its stored integers (exact, as doubles) and its part of the estimate.
 struct WideDecidedInput {
-  V32 stored;
+  WideParts value;
   WideParts part;
 };
 
@@ -124,10 +154,12 @@ struct WideDecidedSubtractPipeline {
   Exact exact;
   VF64 alpha;
   VF64 neg_beta;
-  VF64 offset;
-  VI64 round_bias;      // 2^(k-1) + w - bits(M)
-  VI64 undecided_mask;  // bits j..k-1
-  int fraction_bits;
+  VF64 offset;          // c0 + M + 1/2 + w 2^-k
+  V32 undecided_mask;   // bits j..k-1 of the low 32 bits
+  V32 magic;            // the low 32 bits of bits(M) >> k
+  int fraction_bits;    // k
+  bool top_dwords;      // k = 32: bits k..k+31 are the high half
+  bool clamps;          // the activation's range is narrower than int16's
   V32 out_min;
   V32 out_max;
   ExactVectorCount count;
@@ -137,55 +169,77 @@ struct WideDecidedSubtractPipeline {
         alpha(hn::Set(DF64(), p.decided.wide_alpha)),
         neg_beta(hn::Set(DF64(), p.decided.wide_neg_beta)),
         offset(hn::Set(DF64(), p.decided.wide_offset)),
-        round_bias(hn::Set(DI64(), p.decided.wide_round_bias)),
-        undecided_mask(hn::Set(DI64(), p.decided.wide_undecided_mask)),
+        undecided_mask(hn::Set(D32(), p.decided.undecided_mask)),
+        magic(hn::Set(D32(), p.decided.magic_high)),
         fraction_bits(p.decided.fraction_bits),
+        top_dwords(p.decided.fraction_bits == 32),
+        clamps(p.out_min > -32768 || p.out_max < 32767),
         out_min(hn::Set(D32(), p.out_min)),
         out_max(hn::Set(D32(), p.out_max)),
         count(p.decided) {}
 
-  HWY_INLINE WideDecidedInput ScaleA(V32 x) const { return {x, ToWideParts(x)}; }
-  HWY_INLINE WideDecidedInput ScaleB(V32 y) const {
-    WideParts part = ToWideParts(y);
-    part.lo = hn::MulAdd(part.lo, neg_beta, offset);
+  HWY_INLINE WideDecidedInput FromParts(const WideParts& value, bool is_b) const {
+    WideDecidedInput input{value, value};
+    if (is_b) {
+      input.part.lo = hn::MulAdd(value.lo, neg_beta, offset);
 #if HWY_TARGET != HWY_SCALAR
-    part.hi = hn::MulAdd(part.hi, neg_beta, offset);
+      input.part.hi = hn::MulAdd(value.hi, neg_beta, offset);
 #endif
-    return {y, part};
+    }
+    return input;
   }
 
-  // B = bits(Ys) + round_bias (quantized_decided_wide-inl.h's proof).
-  HWY_INLINE VI64 Biased(VF64 a_part, VF64 b_part) const {
-    return hn::Add(hn::BitCast(DI64(), hn::MulAdd(a_part, alpha, b_part)), round_bias);
-  }
+  HWY_INLINE WideDecidedInput ScaleA(V32 x) const { return FromParts(ToWideParts(x), false); }
+  HWY_INLINE WideDecidedInput ScaleB(V32 y) const { return FromParts(ToWideParts(y), true); }
+  HWY_INLINE WideDecidedInput LoadA(const int16_t* p) const { return FromParts(LoadWideParts(p), false); }
+  HWY_INLINE WideDecidedInput LoadB(const int16_t* p) const { return FromParts(LoadWideParts(p), true); }
 
-  HWY_INLINE auto Undecided(VI64 biased) const {
-    return hn::Eq(hn::And(biased, undecided_mask), hn::Zero(DI64()));
-  }
-
-  // q in the low 32 bits of each 64-bit lane (k <= 32).
-  HWY_INLINE hn::Vec<DU64> Rounded(VI64 biased) const {
-    return hn::ShiftRightSame(hn::BitCast(DU64(), biased), fraction_bits);
+  // bits(Ys') for Ys' = fl(x alpha + (y neg_beta + offset)): its low k bits
+  // are those of t + w, its bits k.. those of (t + w) >> k plus bits(M) >> k
+  // (quantized_decided_wide-inl.h's proof).
+  HWY_INLINE hn::Vec<DU64> Bits(VF64 a_part, VF64 b_part) const {
+    return hn::BitCast(DU64(), hn::MulAdd(a_part, alpha, b_part));
   }
 
   HWY_INLINE V32 Output(const WideDecidedInput& a, const WideDecidedInput& b) const {
 #if HWY_TARGET == HWY_SCALAR
-    const VI64 lo = Biased(a.part.lo, b.part.lo);
-    if (HWY_UNLIKELY(!hn::AllFalse(DI64(), Undecided(lo)))) return ExactOutput(a, b);
-    const V32 rounded = hn::Set(D32(), static_cast<int32_t>(static_cast<uint32_t>(hn::GetLane(Rounded(lo)))));
+    const uint64_t bits = hn::GetLane(Bits(a.part.lo, b.part.lo));
+    const V32 low = hn::Set(D32(), static_cast<int32_t>(static_cast<uint32_t>(bits)));
+    const V32 high = hn::Set(D32(), static_cast<int32_t>(static_cast<uint32_t>(bits >> fraction_bits)));
+    if (HWY_UNLIKELY(!hn::AllFalse(D32(), hn::Eq(hn::And(low, undecided_mask), hn::Zero(D32()))))) {
+      return ExactOutput(a.value, b.value);
+    }
+    const V32 rounded = hn::Sub(high, magic);
 #else
-    const VI64 lo = Biased(a.part.lo, b.part.lo);
-    const VI64 hi = Biased(a.part.hi, b.part.hi);
-    if (HWY_UNLIKELY(!hn::AllFalse(DI64(), hn::Or(Undecided(lo), Undecided(hi))))) return ExactOutput(a, b);
-    // The even int32 lanes hold the low halves: lo's elements, then hi's.
-    const V32 rounded = hn::ConcatEven(D32(), hn::BitCast(D32(), Rounded(hi)), hn::BitCast(D32(), Rounded(lo)));
+    const V32 lo = hn::BitCast(D32(), Bits(a.part.lo, b.part.lo));
+    const V32 hi = hn::BitCast(D32(), Bits(a.part.hi, b.part.hi));
+    // The low halves of the 64-bit lanes, lo's then hi's: the fraction bits.
+    const V32 low = hn::ConcatEven(D32(), hi, lo);
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    const bool any_undecided = _mm512_testn_epi32_mask(low.raw, undecided_mask.raw) != 0;  // one vptestnmd
+#else
+    const bool any_undecided = !hn::AllFalse(D32(), hn::Eq(hn::And(low, undecided_mask), hn::Zero(D32())));
 #endif
-    return hn::Min(hn::Max(rounded, out_min), out_max);
+    if (HWY_UNLIKELY(any_undecided)) return ExactOutput(a.value, b.value);
+    V32 high;
+    if (top_dwords) {
+      high = hn::ConcatOdd(D32(), hi, lo);
+    } else {
+      const auto shifted_lo = hn::ShiftRightSame(hn::BitCast(DU64(), lo), fraction_bits);
+      const auto shifted_hi = hn::ShiftRightSame(hn::BitCast(DU64(), hi), fraction_bits);
+      high = hn::ConcatEven(D32(), hn::BitCast(D32(), shifted_hi), hn::BitCast(D32(), shifted_lo));
+    }
+    const V32 rounded = hn::Sub(high, magic);
+#endif
+    // Without an activation the narrowing's saturation is the clamp.
+    return clamps ? hn::Min(hn::Max(rounded, out_min), out_max) : rounded;
   }
 
-  HWY_NOINLINE V32 ExactOutput(const WideDecidedInput& a, const WideDecidedInput& b) const {
+  // Inline, from the inputs' values only (an out-of-line call taking the
+  // inputs by reference made the compiler spill them on every vector).
+  HWY_INLINE V32 ExactOutput(const WideParts& x, const WideParts& y) const {
     ++count.exact;
-    return exact.Output(exact.ScaleA(a.stored), exact.ScaleB(b.stored));
+    return exact.Output(exact.ScaleA(FromWideParts(x)), exact.ScaleB(FromWideParts(y)));
   }
 
   const ExactVectorCount& Count() const { return count; }

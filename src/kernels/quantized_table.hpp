@@ -42,10 +42,10 @@ struct Requantizer {
 // boundary; elsewhere their top bits (>> k) less magic_high are the rounded
 // result. int16 subtract's estimate is a float64 instead, in the binade of
 // M = 1.5 2^(52-k) (quantized_decided_wide-inl.h): Y = x wide_alpha +
-// (y wide_neg_beta + wide_offset); its bits plus wide_round_bias (which
-// subtracts M's bits) have all of wide_undecided_mask's bits clear where the
-// estimate may be too near a rounding boundary, and elsewhere bits k..k+31
-// are the rounded result.
+// (y wide_neg_beta + wide_offset), wide_offset holding 1/2 and the margin as
+// well; its low 32 bits have all of undecided_mask's bits clear where the
+// estimate may be too near a rounding boundary, and elsewhere its bits
+// k..k+31 less magic_high (the low 32 bits of bits(M) >> k) are the result.
 struct DecidedLanes {
   bool enabled = false;
   float alpha = 0.0f;           // subtract
@@ -60,8 +60,6 @@ struct DecidedLanes {
   double wide_alpha = 0.0;  // int16 subtract
   double wide_neg_beta = 0.0;
   double wide_offset = 0.0;
-  int64_t wide_round_bias = 0;
-  int64_t wide_undecided_mask = 0;
   // Where the kernels count vectors for decided_lane_counts() (quantized/decided_lanes.hpp).
   std::atomic<int64_t>* vectors = nullptr;
   std::atomic<int64_t>* exact_vectors = nullptr;

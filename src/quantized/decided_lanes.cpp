@@ -4,6 +4,7 @@
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 
 namespace sqdiff::detail {
@@ -121,8 +122,8 @@ int wide_fraction_bits_for(double largest) {
 
 // The rounding constants of the float64 estimate for a bound E at k fraction
 // bits, or false where the margin would leave a quarter of the outputs or
-// more undecided.
-bool set_wide_rounding(DecidedLanes& lanes, double bound, int k) {
+// more undecided. Returns the offset's rounding part M + 1/2 + w 2^-k (exact).
+bool set_wide_rounding(DecidedLanes& lanes, double bound, int k, double& rounding_offset) {
   if (k < 4 || k > 32) return false;
   const double scaled = bound * g_margin_scale.load() * std::ldexp(1.0, k);
   const double least_margin = std::floor(scaled) + 1.0;  // the smallest integer above E 2^k
@@ -131,11 +132,13 @@ bool set_wide_rounding(DecidedLanes& lanes, double bound, int k) {
   if (j > k - 2) return false;
   const double magic = std::ldexp(1.5, 52 - k);
   lanes.fraction_bits = k;
-  lanes.wide_round_bias = (int64_t{1} << (k - 1)) + (int64_t{1} << (j - 1)) - std::bit_cast<int64_t>(magic);
-  lanes.wide_undecided_mask = ((int64_t{1} << k) - 1) & ~((int64_t{1} << j) - 1);
+  const uint64_t mask = ((uint64_t{1} << k) - 1) & ~((uint64_t{1} << j) - 1);  // bits j..k-1, k <= 32
+  lanes.undecided_mask = static_cast<int32_t>(static_cast<uint32_t>(mask));
+  lanes.magic_high = static_cast<int32_t>(static_cast<uint32_t>(std::bit_cast<uint64_t>(magic) >> k));
   lanes.vectors = &g_vectors;
   lanes.exact_vectors = &g_exact_vectors;
   lanes.enabled = true;
+  rounding_offset = magic + 0.5 + std::ldexp(1.0, j - 1 - k);
   return true;
 }
 
@@ -159,10 +162,11 @@ void decide_subtract_wide(QuantizedCall& call, bool single) {
   const double e_f = 2.0 * kDoubleUnitRoundoff * (1.0 + 0x1p-20) * products + 3.0 * std::ldexp(1.0, -(k + 1)) +
                      0x1p-50 * (std::abs(static_cast<double>(p.out_zero_point)) + products);
   DecidedLanes& lanes = p.decided;
-  if (!set_wide_rounding(lanes, (e_in + e_1 + e_f) * (1.0 + 0x1p-20), k)) return;
+  double rounding_offset = 0.0;
+  if (!set_wide_rounding(lanes, (e_in + e_1 + e_f) * (1.0 + 0x1p-20), k, rounding_offset)) return;
   lanes.wide_alpha = alpha;
   lanes.wide_neg_beta = -beta;
-  lanes.wide_offset = c0 + std::ldexp(1.5, 52 - k);
+  lanes.wide_offset = c0 + rounding_offset;
 }
 
 // Squared difference: Y = min(d^2, h_max) mu_o + zp_o.
