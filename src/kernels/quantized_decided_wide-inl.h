@@ -48,16 +48,19 @@
 //   (0 for int16's zero points, as it happens).
 // E = E_in + E_1 + E_f bounds |(Ys - M) - Z|.
 //
-// The decision, in the double's bits. c_d also holds 1/2 + w 2^-k, w = 2^(j-1)
-// the margin (j <= k - 2, below): adding a multiple of 2^-k before each
-// rounding to the binade's grid is adding it after, so the kernel's
-// Ys' = Ys + 1/2 + w 2^-k exactly (every partial sum then within
-// M +- (S + 3) of M, in the binade). In the binade, bits(Ys') - bits(M) =
-// (Ys' - M) 2^k =: B, an integer, and M's low k bits are 0 (k <= 51): B's
-// low k bits are bits(Ys')'s, and B >> k = (bits(Ys') >> k) - (bits(M) >> k).
-// Write B = t + w, t = V + 2^(k-1) with V = (Ys - M) 2^k; f the low k bits
-// of t and q = t >> k (arithmetic): Ys - M = q - 1/2 + f 2^-k. Z lies within
-// E of Ys - M, so round(Z) = q whatever the tie rule when E 2^k < f < 2^k - E 2^k.
+// The decision, in the double's bits. The kernel's constant also holds
+// g = 1/2 + w 2^-k, w = 2^(j-1) the margin (j <= k - 2, below), a multiple of
+// the grid: c_d = fl(c0_d + M + g), and its estimate Ys' is the expression
+// above with that c_d. Every partial sum then lies within M +- (S + 3), in the
+// binade, so the same three roundings of at most 2^-(k+1) and the products'
+// 2u make Ys' - M - g lie within E_f of Y, and within E of Z. In the binade,
+// bits(Ys') - bits(M) = (Ys' - M) 2^k =: B, an integer, and M's low k bits are
+// 0 (k <= 51): B's low k bits are bits(Ys')'s, and B >> k = (bits(Ys') >> k) -
+// (bits(M) >> k). Then B = t + w, t = V + 2^(k-1), V = (Ys' - M - g) 2^k (an
+// integer); with f the low k bits of t and q = t >> k (arithmetic),
+// Ys' - M - g = q - 1/2 + f 2^-k. Z lies
+// within E of it, so round(Z) = q whatever the tie rule when
+// E 2^k < f < 2^k - E 2^k.
 // With w > E 2^k, the lanes where bits j..k-1 of B are all zero hold every
 // f < w and every f >= 2^k - w (f + w < 2^j, or 2^k <= f + w < 2^k + w); the
 // rest are decided, and for them f + w < 2^k, so B >> k = q. Since k <= 32,
