@@ -61,7 +61,11 @@ HWY_INLINE hn::Vec<hn::Rebind<uint8_t, D32>> LowBytes(V32 v) {
 // low byte, above a multiple of 256: truncation keeps them.
 template <class T, class Pipeline>
 HWY_INLINE hn::Vec<DStorage<T>> Narrowed(V32 v) {
-  if constexpr (requires { Pipeline::kLowByteResults; }) {
+  if constexpr (requires { Pipeline::kPackedWordResults; }) {
+    // The int16 results already packed in the low half (quantized_decided_wide-inl.h).
+    static_assert(sizeof(T) == 2);
+    return hn::BitCast(DStorage<T>(), hn::LowerHalf(hn::Half<D32>(), v));
+  } else if constexpr (requires { Pipeline::kLowByteResults; }) {
     static_assert(sizeof(T) == 1);
     return hn::BitCast(DStorage<T>(), LowBytes(v));
   } else {

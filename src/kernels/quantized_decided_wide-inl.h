@@ -145,6 +145,16 @@ HWY_INLINE V32 FromWideParts(const WideParts& v) {
 #endif
 }
 
+// AVX-512: the results leave Output as 16 int16 in the vector's low 256 bits
+// (quantized-inl.h's Narrowed takes them as they are), so that the common
+// case packs them with one word permute.
+#undef SQDIFF_WIDE_PACKED_WORDS  // this header is read once per target
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#define SQDIFF_WIDE_PACKED_WORDS 1
+#else
+#define SQDIFF_WIDE_PACKED_WORDS 0
+#endif
+
 // An input: its stored integers (exact, as doubles) and its part of the estimate.
 struct WideDecidedInput {
   WideParts value;
@@ -163,6 +173,11 @@ struct WideDecidedSubtractPipeline {
   int fraction_bits;    // k
   bool top_dwords;      // k = 32: bits k..k+31 are the high half
   bool clamps;          // the activation's range is narrower than int16's
+  bool words;           // k = 32 and every decided q within the clamp (DecidedLanes::wide_words)
+#if SQDIFF_WIDE_PACKED_WORDS
+  static constexpr bool kPackedWordResults = true;
+  V32 word_index;       // the low word of each 64-bit lane's high half, lo's then hi's
+#endif
   V32 out_min;
   V32 out_max;
   ExactVectorCount count;
@@ -177,9 +192,33 @@ struct WideDecidedSubtractPipeline {
         fraction_bits(p.decided.fraction_bits),
         top_dwords(p.decided.fraction_bits == 32),
         clamps(p.out_min > -32768 || p.out_max < 32767),
+        words(p.decided.wide_words),
+#if SQDIFF_WIDE_PACKED_WORDS
+        word_index(WordIndex()),
+#endif
         out_min(hn::Set(D32(), p.out_min)),
         out_max(hn::Set(D32(), p.out_max)),
         count(p.decided) {}
+
+#if SQDIFF_WIDE_PACKED_WORDS
+  static V32 WordIndex() {
+    alignas(64) int16_t index[32] = {};
+    for (int i = 0; i < 8; ++i) {
+      index[i] = static_cast<int16_t>(4 * i + 2);            // lo's 64-bit lane i: words 4i..4i+3
+      index[8 + i] = static_cast<int16_t>(32 + 4 * i + 2);  // hi's
+    }
+    return V32{_mm512_load_si512(index)};
+  }
+#endif
+
+  // Results as Output hands them on: int32 lanes, or (AVX-512) packed words.
+  HWY_INLINE V32 Packed(V32 v) const {
+#if SQDIFF_WIDE_PACKED_WORDS
+    return V32{_mm512_zextsi256_si512(_mm512_cvtsepi32_epi16(v.raw))};  // vpmovsdw: saturates, as DemoteTo
+#else
+    return v;
+#endif
+  }
 
   HWY_INLINE WideDecidedInput FromParts(const WideParts& value, bool is_b) const {
     WideDecidedInput input{value, value};
@@ -223,7 +262,12 @@ struct WideDecidedSubtractPipeline {
 #else
     const bool any_undecided = !hn::AllFalse(D32(), hn::Eq(hn::And(low, undecided_mask), hn::Zero(D32())));
 #endif
-    if (HWY_UNLIKELY(any_undecided)) return ExactOutput(a.value, b.value);
+    if (HWY_UNLIKELY(any_undecided)) return Packed(ExactOutput(a.value, b.value));
+#if SQDIFF_WIDE_PACKED_WORDS
+    // k = 32 and every decided q within [out_min, out_max] (so within int16):
+    // the low word of each high half is magic_high's low word (0) plus q.
+    if (words) return V32{_mm512_permutex2var_epi16(lo.raw, word_index.raw, hi.raw)};
+#endif
     V32 high;
     if (top_dwords) {
       high = hn::ConcatOdd(D32(), hi, lo);
@@ -235,7 +279,7 @@ struct WideDecidedSubtractPipeline {
     const V32 rounded = hn::Sub(high, magic);
 #endif
     // Without an activation the narrowing's saturation is the clamp.
-    return clamps ? hn::Min(hn::Max(rounded, out_min), out_max) : rounded;
+    return Packed(clamps ? hn::Min(hn::Max(rounded, out_min), out_max) : rounded);
   }
 
   // Inline, from the inputs' values only (an out-of-line call taking the

@@ -60,6 +60,9 @@ struct DecidedLanes {
   double wide_alpha = 0.0;  // int16 subtract
   double wide_neg_beta = 0.0;
   double wide_offset = 0.0;
+  // k = 32 and |q| + 1 within the clamp for every decided lane: the results
+  // are the low words of the estimates' high halves, no clamp, no saturation.
+  bool wide_words = false;
   // Where the kernels count vectors for decided_lane_counts() (quantized/decided_lanes.hpp).
   std::atomic<int64_t>* vectors = nullptr;
   std::atomic<int64_t>* exact_vectors = nullptr;

@@ -167,6 +167,9 @@ void decide_subtract_wide(QuantizedCall& call, bool single) {
   lanes.wide_alpha = alpha;
   lanes.wide_neg_beta = -beta;
   lanes.wide_offset = c0 + rounding_offset;
+  // A decided q is round(Z) with |Z| <= S + E < S + 1: within the clamp when
+  // S + 2 is, and then its low 16 bits are the int16 result.
+  lanes.wide_words = k == 32 && largest + 2.0 <= std::min(-static_cast<double>(p.out_min), static_cast<double>(p.out_max));
 }
 
 // Squared difference: Y = min(d^2, h_max) mu_o + zp_o.
