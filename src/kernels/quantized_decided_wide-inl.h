@@ -69,8 +69,12 @@
 // which is q (|q| <= S + 1 < 2^31). For k = 32 the first are the double's
 // high half. A vector with any undecided lane is computed again by the exact
 // pipeline; the clamp acts on the exact q (without an activation, the
-// narrowing to int16 saturates: that is the clamp). Undecided lanes are a
-// fraction of about 2 w 2^-k <= 4 E of the outputs.
+// narrowing to int16 saturates: that is the clamp). Where k = 32 and S + 2
+// lies within the clamp's range (DecidedLanes::wide_words), a decided q =
+// round(Z), |Z| <= S + E < S + 1, needs no clamp and fits int16: the low 16
+// bits of the high half, q plus magic_high (whose low 16 bits are 0 for
+// k = 32), are the result (AVX-512 packs them with one word permute).
+// Undecided lanes are a fraction of about 2 w 2^-k <= 4 E of the outputs.
 //
 // k: S is below 2^30 (mu_a, mu_b <= 1/2 and mu_o < 1, so alpha + beta < 2^15;
 // the zero points are 0), so k = min(32, 49 - ceil(log2(S + 2))) is 19 or
