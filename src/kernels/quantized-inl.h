@@ -23,6 +23,7 @@
 #include "hwy/highway.h"
 #include "kernels/kernel_table.hpp"
 #include "kernels/quantized_decided-inl.h"
+#include "kernels/quantized_decided_wide-inl.h"
 #include "kernels/quantized_dyadic-inl.h"
 #include "kernels/quantized_lookup-inl.h"
 #include "kernels/quantized_pipelines-inl.h"
@@ -60,7 +61,11 @@ HWY_INLINE hn::Vec<hn::Rebind<uint8_t, D32>> LowBytes(V32 v) {
 // low byte, above a multiple of 256: truncation keeps them.
 template <class T, class Pipeline>
 HWY_INLINE hn::Vec<DStorage<T>> Narrowed(V32 v) {
-  if constexpr (requires { Pipeline::kLowByteResults; }) {
+  if constexpr (requires { Pipeline::kPackedWordResults; }) {
+    // The int16 results already packed in the low half (quantized_decided_wide-inl.h).
+    static_assert(sizeof(T) == 2);
+    return hn::BitCast(DStorage<T>(), hn::LowerHalf(hn::Half<D32>(), v));
+  } else if constexpr (requires { Pipeline::kLowByteResults; }) {
     static_assert(sizeof(T) == 1);
     return hn::BitCast(DStorage<T>(), LowBytes(v));
   } else {
@@ -74,6 +79,27 @@ template <class Pipeline>
 using ScaledA = decltype(std::declval<const Pipeline&>().ScaleA(std::declval<V32>()));
 template <class Pipeline>
 using ScaledB = decltype(std::declval<const Pipeline&>().ScaleB(std::declval<V32>()));
+
+// An input vector loaded and scaled: by the pipeline's own LoadA / LoadB where
+// it has them (the float64 decided lanes convert int16 straight to doubles),
+// else widened to int32 lanes and scaled.
+template <class Pipeline, class T>
+HWY_INLINE ScaledA<Pipeline> LoadScaledA(const Pipeline& pipeline, const T* p) {
+  if constexpr (requires { pipeline.LoadA(p); }) {
+    return pipeline.LoadA(p);
+  } else {
+    return pipeline.ScaleA(LoadWidened(p));
+  }
+}
+
+template <class Pipeline, class T>
+HWY_INLINE ScaledB<Pipeline> LoadScaledB(const Pipeline& pipeline, const T* p) {
+  if constexpr (requires { pipeline.LoadB(p); }) {
+    return pipeline.LoadB(p);
+  } else {
+    return pipeline.ScaleB(LoadWidened(p));
+  }
+}
 
 // An input read along the row, or one element for the whole row (scaled once).
 template <class T, bool kOneElement, class Scaled>
@@ -101,11 +127,11 @@ HWY_INLINE void PartialVector(const Pipeline& pipeline, const InputA<T, kAOne, P
   ScaledB<Pipeline> scaled_b = b.scaled_element;
   if constexpr (!kAOne) {
     std::memcpy(buffer_a, a.row + i, count * sizeof(T));
-    scaled_a = pipeline.ScaleA(LoadWidened(buffer_a));
+    scaled_a = LoadScaledA(pipeline, static_cast<const T*>(buffer_a));
   }
   if constexpr (!kBOne) {
     std::memcpy(buffer_b, b.row + i, count * sizeof(T));
-    scaled_b = pipeline.ScaleB(LoadWidened(buffer_b));
+    scaled_b = LoadScaledB(pipeline, static_cast<const T*>(buffer_b));
   }
   hn::StoreU(Narrowed<T, Pipeline>(pipeline.Output(scaled_a, scaled_b)), DStorage<T>(), buffer_out);
   std::memcpy(out + i, buffer_out, count * sizeof(T));
@@ -132,8 +158,8 @@ HWY_INLINE size_t Row(const Pipeline& pipeline, const InputA<T, kAOne, Pipeline>
   for (; i + lanes <= n; i += lanes) {
     ScaledA<Pipeline> scaled_a = a.scaled_element;
     ScaledB<Pipeline> scaled_b = b.scaled_element;
-    if constexpr (!kAOne) scaled_a = pipeline.ScaleA(LoadWidened(a.row + i));
-    if constexpr (!kBOne) scaled_b = pipeline.ScaleB(LoadWidened(b.row + i));
+    if constexpr (!kAOne) scaled_a = LoadScaledA(pipeline, a.row + i);
+    if constexpr (!kBOne) scaled_b = LoadScaledB(pipeline, b.row + i);
     const auto result = Narrowed<T, Pipeline>(pipeline.Output(scaled_a, scaled_b));
     if constexpr (kStream) {
       StreamHalves(ds, result, out + i);
@@ -369,50 +395,48 @@ constexpr RowKernels MakeQuantizedRowKernels() {
   };
 }
 
-// The decided lanes are 8-bit only (quantized/decided_lanes.cpp): int16 gets
-// the exact pipeline of a pair.
-template <class Pair>
-struct ExactOnly {
-  using type = Pair;
-};
-template <class Fast, class Exact>
-struct ExactOnly<PipelinePair<Fast, Exact>> {
-  using type = Only<Exact>;
-};
-
-template <class Pair>
+// The 8-bit types take Pair8; int16 takes Pair16: the float64 decided lanes
+// for subtract (quantized_decided_wide-inl.h), the exact pipeline alone for
+// squared difference (quantized/decided_lanes.cpp enables neither otherwise).
+template <class Pair8, class Pair16>
 constexpr void SetPipelineKernels(QuantizedKernelTable& table, QuantizedPipeline pipeline, HalfInput half) {
   auto& row = table.kernels[static_cast<int>(pipeline)][static_cast<int>(half)];
-  row[static_cast<int>(QuantizedType::i8)] = MakeQuantizedRowKernels<int8_t, Pair>();
-  row[static_cast<int>(QuantizedType::u8)] = MakeQuantizedRowKernels<uint8_t, Pair>();
-  row[static_cast<int>(QuantizedType::i16)] = MakeQuantizedRowKernels<int16_t, typename ExactOnly<Pair>::type>();
+  row[static_cast<int>(QuantizedType::i8)] = MakeQuantizedRowKernels<int8_t, Pair8>();
+  row[static_cast<int>(QuantizedType::u8)] = MakeQuantizedRowKernels<uint8_t, Pair8>();
+  row[static_cast<int>(QuantizedType::i16)] = MakeQuantizedRowKernels<int16_t, Pair16>();
+}
+
+template <bool kSingleRounding, HalfInput kHalf>
+constexpr void SetSubtractKernelsOf(QuantizedKernelTable& table, QuantizedPipeline pipeline) {
+  using Exact = GeneralPipeline<false, kSingleRounding, kHalf>;
+  SetPipelineKernels<PipelinePair<DecidedSubtractPipeline<kSingleRounding, kHalf>, Exact>,
+                     PipelinePair<WideDecidedSubtractPipeline<kSingleRounding, kHalf>, Exact>>(table, pipeline, kHalf);
 }
 
 template <bool kSingleRounding>
 constexpr void SetSubtractKernels(QuantizedKernelTable& table, QuantizedPipeline pipeline) {
-  SetPipelineKernels<PipelinePair<DecidedSubtractPipeline<kSingleRounding, HalfInput::a>,
-                                  GeneralPipeline<false, kSingleRounding, HalfInput::a>>>(table, pipeline,
-                                                                                          HalfInput::a);
-  SetPipelineKernels<PipelinePair<DecidedSubtractPipeline<kSingleRounding, HalfInput::b>,
-                                  GeneralPipeline<false, kSingleRounding, HalfInput::b>>>(table, pipeline,
-                                                                                          HalfInput::b);
+  SetSubtractKernelsOf<kSingleRounding, HalfInput::a>(table, pipeline);
+  SetSubtractKernelsOf<kSingleRounding, HalfInput::b>(table, pipeline);
+}
+
+template <bool kSingleRounding, HalfInput kHalf>
+constexpr void SetSquareKernelsOf(QuantizedKernelTable& table, QuantizedPipeline pipeline) {
+  using Exact = GeneralPipeline<true, kSingleRounding, kHalf>;
+  SetPipelineKernels<PipelinePair<DecidedSquarePipeline<kSingleRounding, kHalf>, Exact>, Only<Exact>>(table, pipeline,
+                                                                                                     kHalf);
 }
 
 template <bool kSingleRounding>
 constexpr void SetSquareKernels(QuantizedKernelTable& table, QuantizedPipeline pipeline) {
-  SetPipelineKernels<PipelinePair<DecidedSquarePipeline<kSingleRounding, HalfInput::a>,
-                                  GeneralPipeline<true, kSingleRounding, HalfInput::a>>>(table, pipeline,
-                                                                                         HalfInput::a);
-  SetPipelineKernels<PipelinePair<DecidedSquarePipeline<kSingleRounding, HalfInput::b>,
-                                  GeneralPipeline<true, kSingleRounding, HalfInput::b>>>(table, pipeline,
-                                                                                         HalfInput::b);
+  SetSquareKernelsOf<kSingleRounding, HalfInput::a>(table, pipeline);
+  SetSquareKernelsOf<kSingleRounding, HalfInput::b>(table, pipeline);
 }
 
 // Pipelines with one form for both HalfInput entries.
 template <class Pipeline>
 constexpr void SetSymmetricKernels(QuantizedKernelTable& table, QuantizedPipeline pipeline) {
-  SetPipelineKernels<Only<Pipeline>>(table, pipeline, HalfInput::a);
-  SetPipelineKernels<Only<Pipeline>>(table, pipeline, HalfInput::b);
+  SetPipelineKernels<Only<Pipeline>, Only<Pipeline>>(table, pipeline, HalfInput::a);
+  SetPipelineKernels<Only<Pipeline>, Only<Pipeline>>(table, pipeline, HalfInput::b);
 }
 
 constexpr QuantizedKernelTable MakeQuantizedKernelTable() {

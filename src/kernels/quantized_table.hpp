@@ -40,7 +40,12 @@ struct Requantizer {
 // offset holds the zero points' terms and M. The bits plus round_bias have all
 // of undecided_mask's bits clear where the estimate may be too near a rounding
 // boundary; elsewhere their top bits (>> k) less magic_high are the rounded
-// result.
+// result. int16 subtract's estimate is a float64 instead, in the binade of
+// M = 1.5 2^(52-k) (quantized_decided_wide-inl.h): Y = x wide_alpha +
+// (y wide_neg_beta + wide_offset), wide_offset holding 1/2 and the margin as
+// well; its low 32 bits have all of undecided_mask's bits clear where the
+// estimate may be too near a rounding boundary, and elsewhere its bits
+// k..k+31 less magic_high (the low 32 bits of bits(M) >> k) are the result.
 struct DecidedLanes {
   bool enabled = false;
   float alpha = 0.0f;           // subtract
@@ -52,6 +57,12 @@ struct DecidedLanes {
   int32_t round_bias = 0;
   int32_t undecided_mask = 0;
   int32_t magic_high = 0;
+  double wide_alpha = 0.0;  // int16 subtract
+  double wide_neg_beta = 0.0;
+  double wide_offset = 0.0;
+  // k = 32 and |q| + 1 within the clamp for every decided lane: the results
+  // are the low words of the estimates' high halves, no clamp, no saturation.
+  bool wide_words = false;
   // Where the kernels count vectors for decided_lane_counts() (quantized/decided_lanes.hpp).
   std::atomic<int64_t>* vectors = nullptr;
   std::atomic<int64_t>* exact_vectors = nullptr;

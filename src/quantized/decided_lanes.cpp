@@ -4,6 +4,7 @@
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 
 namespace sqdiff::detail {
@@ -15,6 +16,7 @@ std::atomic<int64_t> g_vectors{0};
 std::atomic<int64_t> g_exact_vectors{0};
 
 constexpr double kUnitRoundoff = 0x1p-24;  // float32
+constexpr double kDoubleUnitRoundoff = 0x1p-53;
 constexpr int32_t kPowerOfTwoMultiplier = int32_t{1} << 30;
 
 bool is_single_rounding(QuantizedPipeline pipeline) {
@@ -111,6 +113,65 @@ void decide_subtract(QuantizedCall& call, bool single) {
   lanes.offset = static_cast<float>(c0 + magic(k));
 }
 
+// k for the float64 estimate: the most fraction bits that keep every partial
+// sum of an estimate of magnitude at most S within M +- 2^(51-k),
+// (S + 2) 2^k <= 2^49, and at most 32 (B's bits k..k+31 are the result).
+int wide_fraction_bits_for(double largest) {
+  return std::min(32, 49 - static_cast<int>(std::ceil(std::log2(largest + 2.0))));
+}
+
+// The rounding constants of the float64 estimate for a bound E at k fraction
+// bits, or false where the margin would leave a quarter of the outputs or
+// more undecided. Returns the offset's rounding part M + 1/2 + w 2^-k (exact).
+bool set_wide_rounding(DecidedLanes& lanes, double bound, int k, double& rounding_offset) {
+  if (k < 4 || k > 32) return false;
+  const double scaled = bound * g_margin_scale.load() * std::ldexp(1.0, k);
+  const double least_margin = std::floor(scaled) + 1.0;  // the smallest integer above E 2^k
+  int j = 1;
+  while (std::ldexp(1.0, j - 1) < least_margin) ++j;  // w = 2^(j-1) > E 2^k
+  if (j > k - 2) return false;
+  const double magic = std::ldexp(1.5, 52 - k);
+  lanes.fraction_bits = k;
+  const uint64_t mask = ((uint64_t{1} << k) - 1) & ~((uint64_t{1} << j) - 1);  // bits j..k-1, k <= 32
+  lanes.undecided_mask = static_cast<int32_t>(static_cast<uint32_t>(mask));
+  lanes.magic_high = static_cast<int32_t>(static_cast<uint32_t>(std::bit_cast<uint64_t>(magic) >> k));
+  lanes.vectors = &g_vectors;
+  lanes.exact_vectors = &g_exact_vectors;
+  lanes.enabled = true;
+  rounding_offset = magic + 0.5 + std::ldexp(1.0, j - 1 - k);
+  return true;
+}
+
+// int16 subtract: Y = x alpha - y beta + c0 in float64 (quantized_decided_wide-inl.h's bound).
+void decide_subtract_wide(QuantizedCall& call, bool single) {
+  QuantizedKernelParams& p = call.params;
+  const double mu_a = real_multiplier(p.a, single);
+  const double mu_b = real_multiplier(p.b, single);
+  const double mu_o = real_multiplier(p.out, single);
+  const double input_scale = std::ldexp(1.0, p.input_left_shift);
+  const double alpha = input_scale * mu_a * mu_o;  // one rounding: (input_scale mu_a) is exact
+  const double beta = input_scale * mu_b * mu_o;
+  const double c0 = p.out_zero_point - p.a_zero_point * alpha + p.b_zero_point * beta;
+  const double products = largest_magnitude(call.type) * (alpha + beta);
+  const double largest = products + std::abs(c0);
+  const int k = wide_fraction_bits_for(largest);
+  const double e_in = (input_error(p.a, single, call.half_input == HalfInput::a) +
+                       input_error(p.b, single, call.half_input == HalfInput::b)) *
+                      mu_o;
+  const double e_1 = output_first_rounding(p.out, single);
+  const double e_f = 2.0 * kDoubleUnitRoundoff * (1.0 + 0x1p-20) * products + 3.0 * std::ldexp(1.0, -(k + 1)) +
+                     0x1p-50 * (std::abs(static_cast<double>(p.out_zero_point)) + products);
+  DecidedLanes& lanes = p.decided;
+  double rounding_offset = 0.0;
+  if (!set_wide_rounding(lanes, (e_in + e_1 + e_f) * (1.0 + 0x1p-20), k, rounding_offset)) return;
+  lanes.wide_alpha = alpha;
+  lanes.wide_neg_beta = -beta;
+  lanes.wide_offset = c0 + rounding_offset;
+  // A decided q is round(Z) with |Z| <= S + E < S + 1: within the clamp when
+  // S + 2 is, and then its low 16 bits are the int16 result.
+  lanes.wide_words = k == 32 && largest + 2.0 <= std::min(-static_cast<double>(p.out_min), static_cast<double>(p.out_max));
+}
+
 // Squared difference: Y = min(d^2, h_max) mu_o + zp_o.
 void decide_square(QuantizedCall& call, bool single) {
   QuantizedKernelParams& p = call.params;
@@ -156,13 +217,18 @@ bool choose_dyadic(QuantizedCall& call, bool single) {
 
 void choose_fast_path(QuantizedCall& call) {
   if (!g_fast_paths.load()) return;
-  // The decided lanes write 8-bit results (their low bytes); int16's estimate
-  // would need more precision than float32 has.
+  // The float32 decided lanes write 8-bit results (their low bytes); int16
+  // subtract's estimate takes float64 (float32 has too few bits for it).
+  // int16 squared difference keeps the exact pipeline.
   const bool eight_bit = call.type != QuantizedType::i16;
   const bool single = is_single_rounding(call.pipeline);
   if (is_subtract(call.pipeline)) {
     if (choose_dyadic(call, single)) return;
-    if (eight_bit) decide_subtract(call, single);
+    if (eight_bit) {
+      decide_subtract(call, single);
+    } else {
+      decide_subtract_wide(call, single);
+    }
   } else if (eight_bit && (call.pipeline == QuantizedPipeline::squared_difference_double_rounding ||
                            call.pipeline == QuantizedPipeline::squared_difference_single_rounding)) {
     decide_square(call, single);
