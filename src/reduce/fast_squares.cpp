@@ -30,6 +30,7 @@ std::atomic<bool> g_fast_enabled{true};
 // bumped by every output of a pairwise sum cost more than its rounding.
 std::atomic<int64_t> g_outputs{0};
 std::atomic<int64_t> g_exact{0};
+std::atomic<int64_t> g_redone{0};
 
 // Strided rows and columns are packed this many elements at a time.
 constexpr std::size_t kPackElements = 2048;
@@ -658,6 +659,125 @@ bool lanes_double_take(const Reduction& r, const PairwiseShape& shape) {
                                   dims[1].size, dims[2].size);
 }
 
+// ---- Pairwise f64 outputs by the expansion ----------------------------------
+
+// The f64 outputs of the double-double lanes, rounded straight into the
+// output, by the expansion |x|^2 + |y|^2 - 2 x.y (reduce-inl.h, its bound
+// beside it): y split and packed once per call, x per task.
+struct ExpansionTask {
+  const Reduction* r;
+  PairwiseShape shape;
+  const double* y_panels;
+  const double* y_consts;
+  std::size_t panel_count;
+};
+
+// Knuth's TwoSum: a + b = s + e exactly.
+void two_sum(double a, double b, double& s, double& e) {
+  s = a + b;
+  const double bv = s - a;
+  e = (a - (s - bv)) + (b - bv);
+}
+
+// One output's double-double sum as a lane of the double-double lanes
+// (LanesTileDouble) computes it, the same roundings in the same order (its
+// Fast2Sum gives TwoSum's sum and error): x from its split (x1 + rx is x,
+// exactly), y from the panel's copy of it (column w).
+SquareSums lanes_double_sums(const double* x_split, const double* panel, std::size_t width, std::size_t w,
+                             std::size_t k_count) {
+  double h = 0, l = 0;
+  for (std::size_t k = 0; k < k_count; ++k) {
+    const double a = x_split[2 * k] + x_split[2 * k + 1];
+    const double b = panel[(k * 3 + 2) * width + w];
+    double s, e;
+    two_sum(a, -b, s, e);
+    const double p = s * s;
+    const double q = std::fma(s, s, -p);
+    const double t = std::fma(s + s, e, q);
+    double e2;
+    two_sum(h, p, h, e2);
+    l += e2 + t;
+  }
+  return SquareSums{h, l, 1, false};
+}
+
+void expansion_rows(void* context, std::size_t begin, std::size_t count) {
+  const ExpansionTask& task = *static_cast<const ExpansionTask*>(context);
+  const Reduction& r = *task.r;
+  const ScopedIeeeDefaults ieee(r.call.input);
+  const auto& dims = r.plan.dims;
+  const auto x = static_cast<std::size_t>(task.shape.x);
+  const auto y = 1 - x;
+  const int64_t xs = dims[0].stride[x];
+  const int64_t ys = dims[1].stride[y];
+  const auto n_count = static_cast<std::size_t>(dims[1].size);
+  const auto k_count = static_cast<std::size_t>(dims[2].size);
+  const std::size_t width = kPanelVectors * r.kernels.lanes;
+  const std::size_t n_stride = task.panel_count * width;
+  ThreadScratch x_scratch(ThreadScratch::second, count * (2 * k_count + 8) * sizeof(double));
+  double* x_split = x_scratch.as<double>();
+  double* x_consts = x_split + count * 2 * k_count;
+  r.kernels.expansion_pack(r.at(static_cast<int>(x), static_cast<int64_t>(begin) * xs), xs, count, k_count, x_split,
+                           2, 1, 2 * k_count, 2, 1, x_consts, 8, 1);
+  ThreadScratch out_scratch(ThreadScratch::first, count * n_stride * sizeof(double));
+  double* out = out_scratch.as<double>();
+  reduce_kernel_table().pairwise_expansion(x_split, x_consts, count, task.y_panels, task.y_consts, task.panel_count,
+                                           k_count, out);
+  const int64_t out_n = dims[1].out_stride;
+  int64_t redone = 0;
+  for (std::size_t m = 0; m < count; ++m) {
+    const auto mm = static_cast<int64_t>(begin + m);
+    const double* row = out + m * n_stride;
+    std::byte* dst = r.call.out + mm * dims[0].out_stride * 8;
+    if (out_n == 1) {
+      std::memcpy(dst, row, n_count * 8);
+    } else {
+      for (std::size_t n = 0; n < n_count; ++n) std::memcpy(dst + static_cast<int64_t>(n) * out_n * 8, row + n, 8);
+    }
+    for (std::size_t n = 0; n < n_count; ++n) {
+      if (!std::isnan(row[n])) continue;
+      ++redone;
+      const auto nn = static_cast<int64_t>(n);
+      Offsets base = {};
+      base[x] = mm * xs;
+      base[y] = nn * ys;
+      const double* panel = task.y_panels + n / width * k_count * 3 * width;
+      r.finish(mm * dims[1].size + nn, base, mm * dims[0].out_stride + nn * out_n,
+               lanes_double_sums(x_split + m * 2 * k_count, panel, width, n % width, k_count),
+               static_cast<int64_t>(k_count));
+    }
+  }
+  if (redone != 0) g_redone.fetch_add(redone, std::memory_order_relaxed);
+}
+
+void run_expansion(const Reduction& r, const PairwiseShape& shape, int threads) {
+  const auto& dims = r.plan.dims;
+  const auto y = static_cast<std::size_t>(1 - shape.x);
+  const auto n_count = static_cast<std::size_t>(dims[1].size);
+  const auto k_count = static_cast<std::size_t>(dims[2].size);
+  const std::size_t width = kPanelVectors * r.kernels.lanes;
+  const std::size_t panel_count = (n_count + width - 1) / width;
+  const std::size_t padded = panel_count * width;
+  ThreadScratch scratch(ThreadScratch::third, (3 * k_count + 6) * padded * sizeof(double));
+  double* y_panels = scratch.as<double>();
+  double* y_consts = y_panels + 3 * k_count * padded;
+  {
+    const ScopedIeeeDefaults ieee(r.call.input);
+    r.kernels.expansion_pack(r.at(static_cast<int>(y), 0), dims[1].stride[y], n_count, k_count, y_panels, 3, width,
+                             3 * k_count * width, 3 * width, width, y_consts, 1, padded);
+  }
+  // The last panel's columns past N: zero rows (their outputs are never read).
+  for (std::size_t n = n_count; n < padded; ++n) {
+    double* at = y_panels + n / width * 3 * k_count * width + n % width;
+    for (std::size_t k = 0; k < 3 * k_count; ++k) at[k * width] = 0;
+    for (std::size_t j = 0; j < 6; ++j) y_consts[j * padded + n] = 0;
+  }
+  ExpansionTask task{&r, shape, y_panels, y_consts, panel_count};
+  const auto m_count = static_cast<std::size_t>(dims[0].size);
+  const std::size_t tile = std::clamp<std::size_t>(m_count / (4 * static_cast<std::size_t>(std::max(threads, 1))), 8, 64);
+  parallel_for(threads, m_count, tile, &expansion_rows, &task);
+}
+
 }  // namespace
 
 void set_fast_square_reductions(bool enabled) { g_fast_enabled.store(enabled); }
@@ -665,7 +785,7 @@ bool fast_square_reductions_enabled() { return g_fast_enabled.load(); }
 
 FastSquareCounts fast_square_counts() {
   const int64_t exact = g_exact.load();
-  return {g_outputs.load() - exact, exact};
+  return {g_outputs.load() - exact, exact, g_redone.load()};
 }
 
 namespace {
@@ -674,6 +794,10 @@ void run(const Reduction& r, int threads) {
   if (r.bounded == nullptr) g_outputs.fetch_add(r.call.outputs, std::memory_order_relaxed);
   if (const auto shape = pairwise_shape(r);
       shape && (shape->kind != PairwiseKind::lanes_double || lanes_double_take(r, *shape))) {
+    if (shape->kind == PairwiseKind::lanes_double && rounds_rows_directly(r, DType::f64)) {
+      run_expansion(r, *shape, threads);
+      return;
+    }
     PairwiseTask task{&r, *shape};
     std::optional<ThreadScratch> panels;
     if (shape->kind != PairwiseKind::blocked) task.panels = pack_panels(r, *shape, panels, task.panel_count);
