@@ -537,7 +537,8 @@ void PairwiseLanesDouble(const void* x_raw, int64_t xs, size_t m_count, const do
 //   even; v_k / g and the product by g are exact scalings by powers of two),
 //   and r_k = v_k - v1_k, exact (|r_k| <= g/2; r_k = v_k when |v_k| <= g/2,
 //   else v1_k and v_k are multiples of ulp(v_k) within a factor 2).
-//   v1_k = i_k g with |i_k| <= 2^beta.
+//   v1_k = i_k g with |i_k| <= 2^beta. v1_k + r_k = v_k exactly (the caller
+//   recomputes undecided outputs from it).
 // - Sv as a double-double (sh, sl): each square p + q exactly (FMA), p added
 //   to sh by TwoSum, its error and q to sl. The exact Sv is sh plus the exact
 //   sum of those errors and q's; sl's 2K roundings (each term at most 2u Sv,
@@ -621,7 +622,9 @@ void ExpansionPack(const void* rows_raw, int64_t row_stride, size_t row_count, s
     double sh = 0, sl = 0, sr = 0;
     for (size_t k = 0; k < k_count; ++k) {
       const double x = Wide::Scalar(v + k);
-      const double x1 = finite ? ((x * inverse + kMagic) - kMagic) * g : 0.0;
+      // A row with a value that is not finite keeps its values in v1 (its
+      // outputs are undecided; the caller recomputes them from v1 + r).
+      const double x1 = finite ? ((x * inverse + kMagic) - kMagic) * g : x;
       const double rx = finite ? x - x1 : 0.0;
       double* at = out + k * k_stride;
       at[0] = x1;
