@@ -724,6 +724,7 @@ void expansion_rows(void* context, std::size_t begin, std::size_t count) {
   reduce_kernel_table().pairwise_expansion(x_split, x_consts, count, task.y_panels, task.y_consts, task.panel_count,
                                            k_count, out);
   const int64_t out_n = dims[1].out_stride;
+  std::vector<uint32_t> undecided(n_count);
   int64_t redone = 0;
   for (std::size_t m = 0; m < count; ++m) {
     const auto mm = static_cast<int64_t>(begin + m);
@@ -734,9 +735,15 @@ void expansion_rows(void* context, std::size_t begin, std::size_t count) {
     } else {
       for (std::size_t n = 0; n < n_count; ++n) std::memcpy(dst + static_cast<int64_t>(n) * out_n * 8, row + n, 8);
     }
+    // The undecided (NaN) outputs' indices, without a branch per output.
+    std::size_t left = 0;
     for (std::size_t n = 0; n < n_count; ++n) {
-      if (!std::isnan(row[n])) continue;
-      ++redone;
+      undecided[left] = static_cast<uint32_t>(n);
+      left += row[n] != row[n] ? 1 : 0;
+    }
+    redone += static_cast<int64_t>(left);
+    for (std::size_t u = 0; u < left; ++u) {
+      const std::size_t n = undecided[u];
       const auto nn = static_cast<int64_t>(n);
       Offsets base = {};
       base[x] = mm * xs;
