@@ -93,10 +93,13 @@ using ExpansionPackKernel = void (*)(const void* rows, int64_t row_stride, std::
                                      double* consts, std::size_t consts_row, std::size_t consts_part);
 
 // x's packed rows (x_split 2 k_count doubles a row: x1, rx pairs; x_consts 8
-// doubles a row) against y's panels (each k_count groups of y1, ry, y of
-// width doubles; y_consts six arrays of panel_count * width): out[m *
+// doubles a row) against y's groups of kExpansionVectors vectors of outputs
+// (each k_count runs of y1, ry, y of kExpansionVectors * lanes doubles, one
+// group after the other: read front to back by each block of rows; y_consts
+// six arrays of n_stride = panel_count * kPanelVectors * lanes): out[m *
 // n_stride + n] the correctly rounded f64 output, or NaN where the bound does
 // not decide it.
+inline constexpr std::size_t kExpansionVectors = 2;
 using PairwiseExpansionKernel = void (*)(const double* x_split, const double* x_consts, std::size_t m_count,
                                          const double* y_panels, const double* y_consts, std::size_t panel_count,
                                          std::size_t k_count, double* out);

@@ -713,6 +713,7 @@ void expansion_rows(void* context, std::size_t begin, std::size_t count) {
   const auto n_count = static_cast<std::size_t>(dims[1].size);
   const auto k_count = static_cast<std::size_t>(dims[2].size);
   const std::size_t width = kPanelVectors * r.kernels.lanes;
+  const std::size_t group = kExpansionVectors * r.kernels.lanes;
   const std::size_t n_stride = task.panel_count * width;
   ThreadScratch x_scratch(ThreadScratch::second, count * (2 * k_count + 8) * sizeof(double));
   double* x_split = x_scratch.as<double>();
@@ -748,9 +749,9 @@ void expansion_rows(void* context, std::size_t begin, std::size_t count) {
       Offsets base = {};
       base[x] = mm * xs;
       base[y] = nn * ys;
-      const double* panel = task.y_panels + n / width * k_count * 3 * width;
+      const double* panel = task.y_panels + n / group * k_count * 3 * group;
       r.finish(mm * dims[1].size + nn, base, mm * dims[0].out_stride + nn * out_n,
-               lanes_double_sums(x_split + m * 2 * k_count, panel, width, n % width, k_count),
+               lanes_double_sums(x_split + m * 2 * k_count, panel, group, n % group, k_count),
                static_cast<int64_t>(k_count));
     }
   }
@@ -763,6 +764,7 @@ void run_expansion(const Reduction& r, const PairwiseShape& shape, int threads) 
   const auto n_count = static_cast<std::size_t>(dims[1].size);
   const auto k_count = static_cast<std::size_t>(dims[2].size);
   const std::size_t width = kPanelVectors * r.kernels.lanes;
+  const std::size_t group = kExpansionVectors * r.kernels.lanes;
   const std::size_t panel_count = (n_count + width - 1) / width;
   const std::size_t padded = panel_count * width;
   ThreadScratch scratch(ThreadScratch::third, (3 * k_count + 6) * padded * sizeof(double));
@@ -770,13 +772,13 @@ void run_expansion(const Reduction& r, const PairwiseShape& shape, int threads) 
   double* y_consts = y_panels + 3 * k_count * padded;
   {
     const ScopedIeeeDefaults ieee(r.call.input);
-    r.kernels.expansion_pack(r.at(static_cast<int>(y), 0), dims[1].stride[y], n_count, k_count, y_panels, 3, width,
-                             3 * k_count * width, 3 * width, width, y_consts, 1, padded);
+    r.kernels.expansion_pack(r.at(static_cast<int>(y), 0), dims[1].stride[y], n_count, k_count, y_panels, 3, group,
+                             3 * k_count * group, 3 * group, group, y_consts, 1, padded);
   }
-  // The last panel's columns past N: zero rows (their outputs are never read).
+  // The columns past N: zero rows (their outputs are never read).
   for (std::size_t n = n_count; n < padded; ++n) {
-    double* at = y_panels + n / width * 3 * k_count * width + n % width;
-    for (std::size_t k = 0; k < 3 * k_count; ++k) at[k * width] = 0;
+    double* at = y_panels + n / group * 3 * k_count * group + n % group;
+    for (std::size_t k = 0; k < 3 * k_count; ++k) at[k * group] = 0;
     for (std::size_t j = 0; j < 6; ++j) y_consts[j * padded + n] = 0;
   }
   ExpansionTask task{&r, shape, y_panels, y_consts, panel_count};
