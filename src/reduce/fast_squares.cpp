@@ -758,6 +758,16 @@ void expansion_rows(void* context, std::size_t begin, std::size_t count) {
   if (redone != 0) g_redone.fetch_add(redone, std::memory_order_relaxed);
 }
 
+// Rows of x per task: up to 64 (each group of y, read from L2, serves them
+// all), at least 8, a quarter of each thread's share when there are few, and
+// no more than keep a task's split rows of x (2 K doubles each) within 2 MiB
+// and its outputs (n_stride doubles each) within 4 MiB.
+std::size_t expansion_task_rows(std::size_t m_count, std::size_t n_stride, std::size_t k_count, int threads) {
+  const std::size_t share = m_count / (4 * static_cast<std::size_t>(std::max(threads, 1)));
+  const std::size_t fitting = std::min((std::size_t{1} << 17) / k_count, (std::size_t{1} << 19) / n_stride);
+  return std::clamp<std::size_t>(std::min(share, fitting), 8, 64);
+}
+
 void run_expansion(const Reduction& r, const PairwiseShape& shape, int threads) {
   const auto& dims = r.plan.dims;
   const auto y = static_cast<std::size_t>(1 - shape.x);
@@ -783,8 +793,16 @@ void run_expansion(const Reduction& r, const PairwiseShape& shape, int threads) 
   }
   ExpansionTask task{&r, shape, y_panels, y_consts, panel_count};
   const auto m_count = static_cast<std::size_t>(dims[0].size);
-  const std::size_t tile = std::clamp<std::size_t>(m_count / (4 * static_cast<std::size_t>(std::max(threads, 1))), 8, 64);
-  parallel_for(threads, m_count, tile, &expansion_rows, &task);
+  parallel_for(threads, m_count, expansion_task_rows(m_count, padded, k_count, threads), &expansion_rows, &task);
+}
+
+// Whether the expansion's copy of y (three doubles an element, in
+// run_expansion) stays within the lanes kernels' limit on packed doubles.
+bool expansion_fits(const Reduction& r) {
+  const auto& dims = r.plan.dims;
+  const auto width = static_cast<int64_t>(kPanelVectors * r.kernels.lanes);
+  const int64_t padded = (dims[1].size + width - 1) / width * width;
+  return 3 * padded * dims[2].size <= kMaxPanelDoubles;
 }
 
 }  // namespace
@@ -803,7 +821,7 @@ void run(const Reduction& r, int threads) {
   if (r.bounded == nullptr) g_outputs.fetch_add(r.call.outputs, std::memory_order_relaxed);
   if (const auto shape = pairwise_shape(r);
       shape && (shape->kind != PairwiseKind::lanes_double || lanes_double_take(r, *shape))) {
-    if (shape->kind == PairwiseKind::lanes_double && rounds_rows_directly(r, DType::f64)) {
+    if (shape->kind == PairwiseKind::lanes_double && rounds_rows_directly(r, DType::f64) && expansion_fits(r)) {
       run_expansion(r, *shape, threads);
       return;
     }
