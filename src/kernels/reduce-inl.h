@@ -658,7 +658,8 @@ void ExpansionPack(const void* rows_raw, int64_t row_stride, size_t row_count, s
 // panel's column). out: the rounded output, or NaN where E does not decide.
 template <size_t kM, size_t kV>
 HWY_INLINE void ExpansionTile(const double* x_split, const double* x_consts, const double* panel, size_t width,
-                              const double* y_consts, size_t n_stride, size_t k_count, double* out) {
+                              const double* y_consts, size_t n_stride, size_t k_count, double* out,
+                              uint32_t* undecided) {
   using D = hn::ScalableTag<double>;
   const D d;
   const size_t N = hn::Lanes(d);
@@ -691,7 +692,7 @@ HWY_INLINE void ExpansionTile(const double* x_split, const double* x_consts, con
   const auto slack = hn::Set(d, 1 + 0x1p-40);
   const auto smallest = hn::Set(d, 0x1p-900);
   const auto largest = hn::Set(d, 0x1p1000);
-  const auto undecided = hn::Set(d, std::nan(""));
+  const auto nan = hn::Set(d, std::nan(""));
   for (size_t m = 0; m < kM; ++m) {
     const double* xc = x_consts + m * 8;
     const auto sxh = hn::Set(d, xc[0]);
@@ -721,7 +722,8 @@ HWY_INLINE void ExpansionTile(const double* x_split, const double* x_consts, con
       // Comparisons with NaN are false: a NaN anywhere leaves the output undecided.
       const auto decided = hn::And(hn::And(hn::Ge(magnitude, smallest), hn::Lt(magnitude, largest)),
                                    hn::And(hn::Lt(small, magnitude), hn::Eq(low, high)));
-      hn::StoreU(hn::IfThenElse(decided, low, undecided), d, out + m * n_stride + v * N);
+      hn::StoreU(hn::IfThenElse(decided, low, nan), d, out + m * n_stride + v * N);
+      undecided[m] += static_cast<uint32_t>(hn::CountTrue(d, hn::Not(decided)));
     }
   }
 }
@@ -745,11 +747,13 @@ constexpr size_t kExpansionRows = 2;
 #endif
 
 void PairwiseExpansion(const double* x_split, const double* x_consts, size_t m_count, const double* y_panels,
-                       const double* y_consts, size_t panel_count, size_t k_count, double* out) {
+                       const double* y_consts, size_t panel_count, size_t k_count, double* out,
+                       uint32_t* undecided) {
   const size_t N = hn::Lanes(hn::ScalableTag<double>());
   const size_t width = kPanelVectors * N;
   const size_t n_stride = panel_count * width;
   const size_t group = kExpansionVectors * N;
+  for (size_t m = 0; m < m_count; ++m) undecided[m] = 0;
   for (size_t g = 0; g < n_stride / group; ++g) {
     const double* panel = y_panels + g * k_count * 3 * group;
     const size_t column = g * group;
@@ -757,11 +761,12 @@ void PairwiseExpansion(const double* x_split, const double* x_consts, size_t m_c
     for (; m + kExpansionRows <= m_count; m += kExpansionRows) {
       ExpansionTile<kExpansionRows, kExpansionVectors>(x_split + m * 2 * k_count, x_consts + m * 8, panel, group,
                                                        y_consts + column, n_stride, k_count,
-                                                       out + m * n_stride + column);
+                                                       out + m * n_stride + column, undecided + m);
     }
     for (; m < m_count; ++m) {
       ExpansionTile<1, kExpansionVectors>(x_split + m * 2 * k_count, x_consts + m * 8, panel, group,
-                                          y_consts + column, n_stride, k_count, out + m * n_stride + column);
+                                          y_consts + column, n_stride, k_count, out + m * n_stride + column,
+                                          undecided + m);
     }
   }
 }

@@ -98,11 +98,12 @@ using ExpansionPackKernel = void (*)(const void* rows, int64_t row_stride, std::
 // group after the other: read front to back by each block of rows; y_consts
 // six arrays of n_stride = panel_count * kPanelVectors * lanes): out[m *
 // n_stride + n] the correctly rounded f64 output, or NaN where the bound does
-// not decide it.
+// not decide it; undecided[m] how many of row m's n_stride are NaN (the
+// columns past N included).
 inline constexpr std::size_t kExpansionVectors = 2;
 using PairwiseExpansionKernel = void (*)(const double* x_split, const double* x_consts, std::size_t m_count,
                                          const double* y_panels, const double* y_consts, std::size_t panel_count,
-                                         std::size_t k_count, double* out);
+                                         std::size_t k_count, double* out, uint32_t* undecided);
 
 struct SquareKernels {
   SquareRowKernel row[kOperandKinds];

@@ -722,10 +722,15 @@ void expansion_rows(void* context, std::size_t begin, std::size_t count) {
                            2, 1, 2 * k_count, 2, 1, x_consts, 8, 1);
   ThreadScratch out_scratch(ThreadScratch::first, count * n_stride * sizeof(double));
   double* out = out_scratch.as<double>();
+  std::vector<uint32_t> undecided(std::max(n_count, count));
   reduce_kernel_table().pairwise_expansion(x_split, x_consts, count, task.y_panels, task.y_consts, task.panel_count,
-                                           k_count, out);
+                                           k_count, out, undecided.data());
+  // Rows with an undecided output (counted by the kernel, the columns past N too).
+  std::vector<uint32_t> rows_left;
+  for (std::size_t m = 0; m < count; ++m) {
+    if (undecided[m] != 0) rows_left.push_back(static_cast<uint32_t>(m));
+  }
   const int64_t out_n = dims[1].out_stride;
-  std::vector<uint32_t> undecided(n_count);
   int64_t redone = 0;
   for (std::size_t m = 0; m < count; ++m) {
     const auto mm = static_cast<int64_t>(begin + m);
@@ -736,6 +741,10 @@ void expansion_rows(void* context, std::size_t begin, std::size_t count) {
     } else {
       for (std::size_t n = 0; n < n_count; ++n) std::memcpy(dst + static_cast<int64_t>(n) * out_n * 8, row + n, 8);
     }
+  }
+  for (const uint32_t m : rows_left) {
+    const auto mm = static_cast<int64_t>(begin + m);
+    const double* row = out + m * n_stride;
     // The undecided (NaN) outputs' indices, without a branch per output.
     std::size_t left = 0;
     for (std::size_t n = 0; n < n_count; ++n) {
