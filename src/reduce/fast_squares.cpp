@@ -777,9 +777,36 @@ std::size_t expansion_task_rows(std::size_t m_count, std::size_t n_stride, std::
   return std::clamp<std::size_t>(std::min(share, fitting), 8, 64);
 }
 
+// y's rows [begin, begin + count) split and packed (begin a multiple of a group).
+struct ExpansionPackTask {
+  const Reduction* r;
+  PairwiseShape shape;
+  double* y_panels;
+  double* y_consts;
+  std::size_t padded;
+};
+
+void pack_expansion_y(void* context, std::size_t begin, std::size_t count) {
+  const ExpansionPackTask& task = *static_cast<const ExpansionPackTask*>(context);
+  const Reduction& r = *task.r;
+  const ScopedIeeeDefaults ieee(r.call.input);
+  const auto& dims = r.plan.dims;
+  const auto y = static_cast<std::size_t>(1 - task.shape.x);
+  const auto k_count = static_cast<std::size_t>(dims[2].size);
+  const std::size_t group = kExpansionVectors * r.kernels.lanes;
+  r.kernels.expansion_pack(r.at(static_cast<int>(y), static_cast<int64_t>(begin) * dims[1].stride[y]),
+                           dims[1].stride[y], count, k_count, task.y_panels + begin / group * 3 * k_count * group, 3,
+                           group, 3 * k_count * group, 3 * group, group, task.y_consts + begin, 1, task.padded);
+}
+
+// Rows of y per packing task: whole groups, about four tasks a thread.
+std::size_t expansion_pack_rows(std::size_t n_count, std::size_t group, int threads) {
+  const std::size_t share = n_count / (4 * static_cast<std::size_t>(std::max(threads, 1)));
+  return std::max<std::size_t>(1, share / group) * group;
+}
+
 void run_expansion(const Reduction& r, const PairwiseShape& shape, int threads) {
   const auto& dims = r.plan.dims;
-  const auto y = static_cast<std::size_t>(1 - shape.x);
   const auto n_count = static_cast<std::size_t>(dims[1].size);
   const auto k_count = static_cast<std::size_t>(dims[2].size);
   const std::size_t width = kPanelVectors * r.kernels.lanes;
@@ -789,11 +816,8 @@ void run_expansion(const Reduction& r, const PairwiseShape& shape, int threads) 
   ThreadScratch scratch(ThreadScratch::third, (3 * k_count + 6) * padded * sizeof(double));
   double* y_panels = scratch.as<double>();
   double* y_consts = y_panels + 3 * k_count * padded;
-  {
-    const ScopedIeeeDefaults ieee(r.call.input);
-    r.kernels.expansion_pack(r.at(static_cast<int>(y), 0), dims[1].stride[y], n_count, k_count, y_panels, 3, group,
-                             3 * k_count * group, 3 * group, group, y_consts, 1, padded);
-  }
+  ExpansionPackTask pack{&r, shape, y_panels, y_consts, padded};
+  parallel_for(threads, n_count, expansion_pack_rows(n_count, group, threads), &pack_expansion_y, &pack);
   // The columns past N: zero rows (their outputs are never read).
   for (std::size_t n = n_count; n < padded; ++n) {
     double* at = y_panels + n / group * 3 * k_count * group + n % group;
