@@ -18,6 +18,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,12 @@ uint64_t fast_bits(const std::vector<unsigned char>& bytes, std::size_t at) {
   return bits;
 }
 
+std::string hex_double(uint64_t bits) {
+  std::ostringstream text;
+  text << std::hexfloat << std::bit_cast<double>(bits);
+  return text.str();
+}
+
 // One call on the fast path and on the exact path: the same output bytes.
 void expect_as_exact(DType type, DType out_type, bool mean, int threads, const Layout& layout, const Inputs& in,
                      int64_t m, int64_t n, int64_t k, const std::string& what) {
@@ -119,8 +126,7 @@ void expect_as_exact(DType type, DType out_type, bool mean, int threads, const L
     const auto at = static_cast<std::size_t>(i) * size;
     ASSERT_EQ(std::memcmp(&fast[at], &exact[at], size), 0)
         << what << ", output " << i << ": "
-        << (out_type == DType::f64 ? std::to_string(std::bit_cast<double>(fast_bits(fast, at))) + " against " +
-                                         std::to_string(std::bit_cast<double>(fast_bits(exact, at)))
+        << (out_type == DType::f64 ? hex_double(fast_bits(fast, at)) + " against " + hex_double(fast_bits(exact, at))
                                    : std::string());
   }
 }
