@@ -829,10 +829,19 @@ void run_expansion(const Reduction& r, const PairwiseShape& shape, int threads) 
   parallel_for(threads, m_count, expansion_task_rows(m_count, padded, k_count, threads), &expansion_rows, &task);
 }
 
-// Whether the expansion's copy of y (three doubles an element, in
-// run_expansion) stays within the lanes kernels' limit on packed doubles.
+// The fewest terms per output the expansion takes: its cost per output
+// (packing, the bound, the copy out) is about that of 3 terms of the
+// double-double lanes (f64 [1024,K] x [1024,K], 1 thread, sqdiff_bench,
+// medians of 3 alternating runs: K = 3 1.51 ms against 1.37, K = 16 2.43
+// against 5.27).
+constexpr int64_t kMinExpansionTerms = 4;
+
+// Whether the expansion takes the call: K from kMinExpansionTerms, and its
+// copy of y (three doubles an element, in run_expansion) within the lanes
+// kernels' limit on packed doubles.
 bool expansion_fits(const Reduction& r) {
   const auto& dims = r.plan.dims;
+  if (dims[2].size < kMinExpansionTerms) return false;
   const auto width = static_cast<int64_t>(kPanelVectors * r.kernels.lanes);
   const int64_t padded = (dims[1].size + width - 1) / width * width;
   return 3 * padded * dims[2].size <= kMaxPanelDoubles;
