@@ -525,8 +525,8 @@ void PairwiseLanesDouble(const void* x_raw, int64_t xs, size_t m_count, const do
 //   d = sum_k (x_k - y_k)^2 = Sx + Sy - 2 x.y,   Sx = sum_k x_k^2, Sy = sum_k y_k^2,
 // is computed here like a GEMM, with a rigorous absolute bound E on its error;
 // the outputs E decides are rounded here, the others are left (as NaN) for
-// the caller, which recomputes them as the double-double lanes would and
-// rounds them through Reduction::finish. Every output is correctly rounded
+// the caller, which sums them again in double-double (SquareRowDouble, the
+// rows' kernel, along K) and rounds them through Reduction::finish. Every output is correctly rounded
 // either way, so the results are today's bits.
 //
 // Per row (ExpansionPack, once per row and call), u = 2^-53:
@@ -537,8 +537,7 @@ void PairwiseLanesDouble(const void* x_raw, int64_t xs, size_t m_count, const do
 //   even; v_k / g and the product by g are exact scalings by powers of two),
 //   and r_k = v_k - v1_k, exact (|r_k| <= g/2; r_k = v_k when |v_k| <= g/2,
 //   else v1_k and v_k are multiples of ulp(v_k) within a factor 2).
-//   v1_k = i_k g with |i_k| <= 2^beta. v1_k + r_k = v_k exactly (the caller
-//   recomputes undecided outputs from it).
+//   v1_k = i_k g with |i_k| <= 2^beta.
 // - Sv as a double-double (sh, sl): each square p + q exactly (FMA), p added
 //   to sh by TwoSum, its error and q to sl. The exact Sv is sh plus the exact
 //   sum of those errors and q's; sl's 2K roundings (each term at most 2u Sv,
@@ -622,8 +621,8 @@ void ExpansionPack(const void* rows_raw, int64_t row_stride, size_t row_count, s
     double sh = 0, sl = 0, sr = 0;
     for (size_t k = 0; k < k_count; ++k) {
       const double x = Wide::Scalar(v + k);
-      // A row with a value that is not finite keeps its values in v1 (its
-      // outputs are undecided; the caller recomputes them from v1 + r).
+      // A row with a value that is not finite: v1 = v, r = 0 (its R is NaN,
+      // so each of its outputs is undecided).
       const double x1 = finite ? ((x * inverse + kMagic) - kMagic) * g : x;
       const double rx = finite ? x - x1 : 0.0;
       double* at = out + k * k_stride;

@@ -226,8 +226,8 @@ TEST_P(PairwiseKernels, OrdinaryF64RarelyNeedsTheExactPath) {
 // ---- The f64 expansion kernel (|x|^2 + |y|^2 - 2 x.y, reduce-inl.h) --------
 //
 // f64 sums of f64 and f32 inputs written straight to the output go through
-// the expansion; what its bound does not decide is recomputed as the
-// double-double lanes do (fast_square_counts().redone). Its bound's
+// the expansion; what its bound does not decide is summed again in
+// double-double (fast_square_counts().redone). Its bound's
 // derivation is only as good as these tests: scaled by 0, the near-duplicate
 // and adversarial cases below fail.
 
