@@ -624,6 +624,259 @@ void PairwiseLanesDouble(const void* x_raw, int64_t xs, size_t m_count, const do
   }
 }
 
+// ---- Pairwise f64 outputs by the expansion |x|^2 + |y|^2 - 2 x.y -----------
+//
+// The double-double lanes above spend 17 instructions on each exact term. For
+// f64 outputs of [M,1,K] with [1,N,K] (f64 inputs within the range checked by
+// fast_squares.cpp's lanes_double_take, or any narrower input), each output
+//   d = sum_k (x_k - y_k)^2 = Sx + Sy - 2 x.y,   Sx = sum_k x_k^2, Sy = sum_k y_k^2,
+// is computed here like a GEMM, with a rigorous absolute bound E on its error;
+// the outputs E decides are rounded here, the others are left (as NaN) for
+// the caller, which sums them again in double-double (SquareRowDouble, the
+// rows' kernel, along K) and rounds them through Reduction::finish. Every output is correctly rounded
+// either way, so the results are today's bits.
+//
+// Per row (ExpansionPack, once per row and call), u = 2^-53:
+// - The split. With 2^e above the row's largest |v_k| (frexp) and
+//   beta = floor((53 - ceil(log2 K)) / 2), so that K 2^(2 beta) <= 2^53,
+//   g = 2^(e - beta), v1_k = g * nearest integer to v_k / g (the magic
+//   constant 1.5 2^52 rounds |v_k / g| < 2^beta <= 2^26 to an integer, ties to
+//   even; v_k / g and the product by g are exact scalings by powers of two),
+//   and r_k = v_k - v1_k, exact (|r_k| <= g/2; r_k = v_k when |v_k| <= g/2,
+//   else v1_k and v_k are multiples of ulp(v_k) within a factor 2).
+//   v1_k = i_k g with |i_k| <= 2^beta.
+// - Sv as a double-double (sh, sl): each square p + q exactly (FMA), p added
+//   to sh by TwoSum, its error and q to sl. The exact Sv is sh plus the exact
+//   sum of those errors and q's; sl's 2K roundings (each term at most 2u Sv,
+//   sl's partial sums at most 2iu Sv) leave |Sv - (sh + sl)| <= u^2 K (K + 3)
+//   Sv (1 + 2^-30) <= ev = (K + 2)^2 2^-106 (sh + |sl|) (1 + 2^-40).
+// - Upper bounds of the norms: nr >= ||r|| (sum of r_k^2 by FMA, within
+//   gamma_K = Ku/(1 - Ku) of exact: times 1 + (K + 4) 2^-50, square root,
+//   times 1 + 2^-40 for the roundings), n >= ||v|| (from sh + |sl|) and
+//   n1 >= ||v1|| (n + nr, triangle inequality).
+// - R = (ev + 2^-50 |sl|) (1 + 2^-40) + 2^-1001: the row's share of E.
+// Inputs: f64 elements zero or within [2^-428, 2^498) (checked by the
+// caller), or f16/bf16/f32 (finite ones always are; a row with a value that
+// is not finite gets R = NaN, so all its outputs are left undecided). Then
+// g >= 2^-453, every product of two elements, of an element and an r_k and of
+// two r_k is zero or at least 2^-960 (r_k is a multiple of ulp(v_k) >= 2^-480),
+// so nothing below underflows (every partial sum is a multiple of 2^-960:
+// zero or normal), and nothing overflows (|v_k| < 2^498, K <= 2^16).
+//
+// Per output (ExpansionTile), x.y = A + B + C exactly, with
+//   A = sum x1_k y1_k   (K FMAs: each partial sum is an integer of magnitude
+//                        at most K 2^(2 beta) <= 2^53 times g_x g_y >= 2^-906,
+//                        a double: A is EXACT, in any order),
+//   B = sum x1_k ry_k,  C = sum rx_k y_k  (x.y - A = sum x1 ry + rx (y1 + ry)),
+// B + C accumulated by FMA into one lane T (2K roundings): |T - (B + C)| <=
+// gamma_2K sum_k (|x1_k ry_k| + |rx_k y_k|) <= 2Ku (1 + 2^-30) (||x1|| ||ry||
+// + ||rx|| ||y||) (Cauchy-Schwarz), so 2 |T - (B + C)| <= P n_y.r + Q n_y with
+// P = c n1_x, Q = c nr_x, c = 4Ku (1 + 2^-30) = K 2^-51 (1 + 2^-30).
+// Then, exactly: s + e1 = sh_x + sh_y (TwoSum), h + e2 = s - 2A (TwoSum, 2A
+// exact), so d = h + (sl_x + sl_y + e1 + e2 - 2T) + (Sx - sh_x - sl_x) +
+// (Sy - sh_y - sl_y) - 2 (T - B - C); l = ((sl_x + sl_y) + (e1 + e2)) - 2T,
+// four roundings, at most 4u (1 + u)^2 (|sl_x| + |sl_y| + |e1| + |e2| + 2|T|)
+// <= 2^-50 (...). Hence |d - (h + l)| <= E with
+//   E = R_x + R_y + (P nr_y + Q n_y) + 2^-50 (|e1| + |e2| + |2T|),
+// E's own roundings (a few u, all terms non-negative) are covered by the
+// 2^-40 slack below. The decision is round_double_lanes_to_f64's, with E
+// absolute: e = 2 max(E, u |l|) (1 + 2^-40), low = h + (l - e), high = h +
+// (l + e). l - e rounds to at most l - E - ... (e (1 - u) >= E + u |l|, and
+// the subtraction is exact if its result is subnormal; 2^-1001 in R keeps
+// u |l| from mattering where it could underflow), likewise l + e, and round
+// to nearest is monotone: low <= round(d) <= high. low == high decides;
+// also required: 2^-900 <= |h| < 2^1000 and |l| < |h|. Near-duplicate rows
+// (d << Sx + Sy, where the expansion cancels) and d = 0 are left undecided.
+// Cost: 3 FMAs per term (A, T twice), against 17 instructions of the
+// double-double lanes.
+
+// Per row of `row_count` rows of k_count (row_stride elements apart): the
+// split v1, r and the value v itself (when parts is 3) at split[row_base(i) +
+// k * k_stride + part * part_stride] with row_base(i) = i / group *
+// group_stride + i % group (the panels' layout for y, rows one after the other
+// for x), and sh, sl, R, n1, nr, n at consts[i * consts_row + j *
+// consts_part] for j = 0..5.
+template <class Wide>
+void ExpansionPack(const void* rows_raw, int64_t row_stride, size_t row_count, size_t k_count, double* split,
+                   size_t parts, size_t group, size_t group_stride, size_t k_stride, size_t part_stride,
+                   double* consts, size_t consts_row, size_t consts_part) {
+  using S = typename Wide::Storage;
+  const S* rows = static_cast<const S*>(rows_raw);
+  int log2_k = 0;
+  while ((size_t{1} << log2_k) < k_count) ++log2_k;
+  const int beta = (53 - log2_k) / 2;
+  const auto kk = static_cast<double>(k_count);
+  constexpr double kMagic = 0x1.8p52;
+  for (size_t i = 0; i < row_count; ++i) {
+    const S* v = rows + static_cast<int64_t>(i) * row_stride;
+    double* out = split + i / group * group_stride + i % group;
+    double largest = 0;
+    bool finite = true;
+    for (size_t k = 0; k < k_count; ++k) {
+      const double a = std::fabs(Wide::Scalar(v + k));
+      finite = finite && a <= 0x1.fffffffffffffp1023;  // false for inf and NaN
+      largest = std::max(largest, a);
+    }
+    double g = 1;
+    double inverse = 1;
+    if (finite && largest > 0) {
+      int e = 0;
+      (void)std::frexp(largest, &e);
+      g = std::ldexp(1.0, e - beta);
+      inverse = std::ldexp(1.0, beta - e);
+    }
+    double sh = 0, sl = 0, sr = 0;
+    for (size_t k = 0; k < k_count; ++k) {
+      const double x = Wide::Scalar(v + k);
+      // A row with a value that is not finite: v1 = v, r = 0 (its R is NaN,
+      // so each of its outputs is undecided).
+      const double x1 = finite ? ((x * inverse + kMagic) - kMagic) * g : x;
+      const double rx = finite ? x - x1 : 0.0;
+      double* at = out + k * k_stride;
+      at[0] = x1;
+      at[part_stride] = rx;
+      if (parts == 3) at[2 * part_stride] = x;
+      const double p = x * x;
+      const double q = std::fma(x, x, -p);
+      double e;
+      TwoSum(sh, p, sh, e);
+      sl += e + q;
+      sr = std::fma(rx, rx, sr);
+    }
+    const double slack = 1 + 0x1p-40;
+    const double size = sh + std::fabs(sl);
+    const double ev = (kk + 2) * (kk + 2) * 0x1p-106 * size * slack;
+    const double nr = std::sqrt(sr * (1 + (kk + 4) * 0x1p-50)) * slack;
+    const double n = std::sqrt(size * slack) * slack;
+    double* c = consts + i * consts_row;
+    c[0] = sh;
+    c[consts_part] = sl;
+    c[2 * consts_part] = finite ? (ev + 0x1p-50 * std::fabs(sl)) * slack + 0x1p-1001 : std::nan("");
+    c[3 * consts_part] = (n + nr) * slack;
+    c[4 * consts_part] = nr;
+    c[5 * consts_part] = n;
+  }
+}
+
+// kM rows of x (split: x1, rx pairs, 2 k_count doubles a row; consts 8
+// doubles a row) against kV vectors of a panel of y (panel: k_count groups of
+// y1, ry, y, each `width` doubles; y_consts: 6 arrays n_stride apart, at the
+// panel's column). out: the rounded output, or NaN where E does not decide.
+template <size_t kM, size_t kV>
+HWY_INLINE void ExpansionTile(const double* x_split, const double* x_consts, const double* panel, size_t width,
+                              const double* y_consts, size_t n_stride, size_t k_count, double* out,
+                              uint32_t* undecided) {
+  using D = hn::ScalableTag<double>;
+  const D d;
+  const size_t N = hn::Lanes(d);
+  hn::Vec<D> a[kM][kV], t[kM][kV];
+  for (size_t m = 0; m < kM; ++m) {
+    for (size_t v = 0; v < kV; ++v) a[m][v] = t[m][v] = hn::Zero(d);
+  }
+  for (size_t k = 0; k < k_count; ++k) {
+    const double* at = panel + k * 3 * width;
+    hn::Vec<D> y1[kV], ry[kV], yv[kV];
+    for (size_t v = 0; v < kV; ++v) {
+      y1[v] = hn::LoadU(d, at + v * N);
+      ry[v] = hn::LoadU(d, at + width + v * N);
+      yv[v] = hn::LoadU(d, at + 2 * width + v * N);
+    }
+    for (size_t m = 0; m < kM; ++m) {
+      const auto x1 = hn::Set(d, x_split[(m * k_count + k) * 2]);
+      const auto rx = hn::Set(d, x_split[(m * k_count + k) * 2 + 1]);
+      for (size_t v = 0; v < kV; ++v) {
+        a[m][v] = FusedMulAdd(d, x1, y1[v], a[m][v]);
+        t[m][v] = FusedMulAdd(d, x1, ry[v], t[m][v]);
+        t[m][v] = FusedMulAdd(d, rx, yv[v], t[m][v]);
+      }
+    }
+  }
+  const auto c = static_cast<double>(k_count) * 0x1p-51 * (1 + 0x1p-30);
+  const auto unit = hn::Set(d, 0x1p-53);
+  const auto fifty = hn::Set(d, 0x1p-50);
+  const auto two = hn::Set(d, 2.0);
+  const auto slack = hn::Set(d, 1 + 0x1p-40);
+  const auto smallest = hn::Set(d, 0x1p-900);
+  const auto largest = hn::Set(d, 0x1p1000);
+  const auto nan = hn::Set(d, std::nan(""));
+  for (size_t m = 0; m < kM; ++m) {
+    const double* xc = x_consts + m * 8;
+    const auto sxh = hn::Set(d, xc[0]);
+    const auto sxl = hn::Set(d, xc[1]);
+    const auto share_x = hn::Set(d, xc[2]);
+    const auto p = hn::Set(d, c * xc[3]);
+    const auto q = hn::Set(d, c * xc[4]);
+    for (size_t v = 0; v < kV; ++v) {
+      const double* yc = y_consts + v * N;
+      const auto syh = hn::LoadU(d, yc);
+      const auto syl = hn::LoadU(d, yc + n_stride);
+      const auto share_y = hn::LoadU(d, yc + 2 * n_stride);
+      const auto nry = hn::LoadU(d, yc + 4 * n_stride);
+      const auto ny = hn::LoadU(d, yc + 5 * n_stride);
+      hn::Vec<D> s, e1, h, e2;
+      TwoSumV<D>(sxh, syh, s, e1);
+      TwoDiffV<D>(s, hn::Add(a[m][v], a[m][v]), h, e2);
+      const auto t2 = hn::Add(t[m][v], t[m][v]);
+      const auto l = hn::Sub(hn::Add(hn::Add(sxl, syl), hn::Add(e1, e2)), t2);
+      const auto rounding = hn::Mul(fifty, hn::Add(hn::Add(hn::Abs(e1), hn::Abs(e2)), hn::Abs(t2)));
+      const auto error = hn::Add(hn::Add(hn::Add(share_x, share_y), hn::Add(hn::Mul(p, nry), hn::Mul(q, ny))), rounding);
+      const auto small = hn::Abs(l);
+      const auto e = hn::Mul(hn::Mul(two, hn::Max(error, hn::Mul(unit, small))), slack);
+      const auto low = hn::Add(h, hn::Sub(l, e));
+      const auto high = hn::Add(h, hn::Add(l, e));
+      const auto magnitude = hn::Abs(h);
+      // Comparisons with NaN are false: a NaN anywhere leaves the output undecided.
+      const auto decided = hn::And(hn::And(hn::Ge(magnitude, smallest), hn::Lt(magnitude, largest)),
+                                   hn::And(hn::Lt(small, magnitude), hn::Eq(low, high)));
+      hn::StoreU(hn::IfThenElse(decided, low, nan), d, out + m * n_stride + v * N);
+      undecided[m] += static_cast<uint32_t>(hn::CountTrue(d, hn::Not(decided)));
+    }
+  }
+}
+
+// Rows of x (packed by ExpansionPack: x_split 2 k_count doubles a row,
+// x_consts 8 a row) against every panel of y (3 k_count width doubles each,
+// y_consts 6 arrays of panel_count * width): out[m * n_stride + n], n_stride =
+// panel_count * width, the rounded output or NaN (undecided).
+// The register block: kExpansionRows rows of x (4 with 32 vector registers,
+// 2 with 16) by kExpansionVectors (2) vectors of y's outputs, two
+// accumulators each (A, T), and per k six loads of y (y1, ry, y) and two
+// broadcasts of x (x1, rx) a row. Each group of y's vectors is K runs of
+// those six vectors, read front to back by each block of rows (from L2: a
+// group is 96 KiB at K = 256). 6 rows by 2 vectors (36 FMAs a k against 24)
+// measured the same (f64 [1024,256] x [1024,256], 1 thread, 0.166-0.172 of
+// the FMA peak against 0.164-0.171, sqdiff_bench, alternating runs).
+#if HWY_TARGET <= HWY_AVX3
+constexpr size_t kExpansionRows = 4;
+#else
+constexpr size_t kExpansionRows = 2;
+#endif
+
+void PairwiseExpansion(const double* x_split, const double* x_consts, size_t m_count, const double* y_panels,
+                       const double* y_consts, size_t panel_count, size_t k_count, double* out,
+                       uint32_t* undecided) {
+  const size_t N = hn::Lanes(hn::ScalableTag<double>());
+  const size_t width = kPanelVectors * N;
+  const size_t n_stride = panel_count * width;
+  const size_t group = kExpansionVectors * N;
+  for (size_t m = 0; m < m_count; ++m) undecided[m] = 0;
+  for (size_t g = 0; g < n_stride / group; ++g) {
+    const double* panel = y_panels + g * k_count * 3 * group;
+    const size_t column = g * group;
+    size_t m = 0;
+    for (; m + kExpansionRows <= m_count; m += kExpansionRows) {
+      ExpansionTile<kExpansionRows, kExpansionVectors>(x_split + m * 2 * k_count, x_consts + m * 8, panel, group,
+                                                       y_consts + column, n_stride, k_count,
+                                                       out + m * n_stride + column, undecided + m);
+    }
+    for (; m < m_count; ++m) {
+      ExpansionTile<1, kExpansionVectors>(x_split + m * 2 * k_count, x_consts + m * 8, panel, group,
+                                          y_consts + column, n_stride, k_count, out + m * n_stride + column,
+                                          undecided + m);
+    }
+  }
+}
+
 // ---- The table ----------------------------------------------------------------
 
 template <class Wide>
@@ -648,6 +901,7 @@ constexpr SquareKernels MakeSquareKernels() {
   k.pairwise_lanes = &PairwiseLanes<Wide>;
   k.pairwise_lanes_to_f32 = &PairwiseLanesToF32<Wide>;
   k.pairwise_lanes_double = &PairwiseLanesDouble<Wide>;
+  k.expansion_pack = &ExpansionPack<Wide>;
   k.lanes = hn::MaxLanes(hn::ScalableTag<double>());
   return k;
 }
@@ -661,6 +915,7 @@ constexpr ReduceKernelTable MakeReduceKernelTable() {
   table.squares[3] = MakeSquareKernels<WideF64>();
   table.round_to_f32 = &RoundSumsToF32;
   table.round_to_f64 = &RoundSumsToF64;
+  table.pairwise_expansion = &PairwiseExpansion;
   return table;
 }
 

@@ -93,6 +93,29 @@ using PairwiseLanesDoubleKernel = void (*)(const void* x, int64_t x_row_stride, 
                                            const double* panels, std::size_t panel_count, std::size_t k_count,
                                            double* hi, double* lo);
 
+// The f64 pairwise expansion (reduce-inl.h, where the bound is derived):
+// per row of `row_count` rows of k_count elements (row_stride apart), the
+// split v1, r (and v itself when parts is 3) at split[i / group * group_stride
+// + i % group + k * k_stride + part * part_stride], and the row's constants
+// (sh, sl, R, n1, nr, n) at consts[i * consts_row + j * consts_part].
+using ExpansionPackKernel = void (*)(const void* rows, int64_t row_stride, std::size_t row_count,
+                                     std::size_t k_count, double* split, std::size_t parts, std::size_t group,
+                                     std::size_t group_stride, std::size_t k_stride, std::size_t part_stride,
+                                     double* consts, std::size_t consts_row, std::size_t consts_part);
+
+// x's packed rows (x_split 2 k_count doubles a row: x1, rx pairs; x_consts 8
+// doubles a row) against y's groups of kExpansionVectors vectors of outputs
+// (each k_count runs of y1, ry, y of kExpansionVectors * lanes doubles, one
+// group after the other: read front to back by each block of rows; y_consts
+// six arrays of n_stride = panel_count * kPanelVectors * lanes): out[m *
+// n_stride + n] the correctly rounded f64 output, or NaN where the bound does
+// not decide it; undecided[m] how many of row m's n_stride are NaN (the
+// columns past N included).
+inline constexpr std::size_t kExpansionVectors = 2;
+using PairwiseExpansionKernel = void (*)(const double* x_split, const double* x_consts, std::size_t m_count,
+                                         const double* y_panels, const double* y_consts, std::size_t panel_count,
+                                         std::size_t k_count, double* out, uint32_t* undecided);
+
 struct SquareKernels {
   SquareRowKernel row[kOperandKinds];
   SquareRowKernel row_double[kOperandKinds];
@@ -103,6 +126,7 @@ struct SquareKernels {
   PairwiseLanesKernel pairwise_lanes;
   PairwiseLanesToF32Kernel pairwise_lanes_to_f32;
   PairwiseLanesDoubleKernel pairwise_lanes_double;
+  ExpansionPackKernel expansion_pack;
   std::size_t lanes;  // f64 lanes of a vector: a pairwise k_count may be up to kChain * lanes
 };
 
@@ -123,6 +147,7 @@ struct ReduceKernelTable {
   SquareKernels squares[4];  // f16, bf16, f32, f64
   RoundToF32Kernel round_to_f32;
   RoundToF64Kernel round_to_f64;
+  PairwiseExpansionKernel pairwise_expansion;
 
   const SquareKernels& for_input(DType dtype) const { return squares[static_cast<int>(dtype)]; }
 };

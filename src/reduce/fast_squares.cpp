@@ -30,6 +30,7 @@ std::atomic<bool> g_fast_enabled{true};
 // bumped by every output of a pairwise sum cost more than its rounding.
 std::atomic<int64_t> g_outputs{0};
 std::atomic<int64_t> g_exact{0};
+std::atomic<int64_t> g_redone{0};
 
 // Strided rows and columns are packed this many elements at a time.
 constexpr std::size_t kPackElements = 2048;
@@ -675,6 +676,167 @@ bool lanes_double_take(const Reduction& r, const PairwiseShape& shape) {
                                   dims[1].size, dims[2].size);
 }
 
+// ---- Pairwise f64 outputs by the expansion ----------------------------------
+
+// The f64 outputs of the double-double lanes, rounded straight into the
+// output, by the expansion |x|^2 + |y|^2 - 2 x.y (reduce-inl.h, its bound
+// beside it): y split and packed once per call, x per task.
+struct ExpansionTask {
+  const Reduction* r;
+  PairwiseShape shape;
+  const double* y_panels;
+  const double* y_consts;
+  std::size_t panel_count;
+};
+
+void expansion_rows(void* context, std::size_t begin, std::size_t count) {
+  const ExpansionTask& task = *static_cast<const ExpansionTask*>(context);
+  const Reduction& r = *task.r;
+  const ScopedIeeeDefaults ieee(r.call.input);
+  const auto& dims = r.plan.dims;
+  const auto x = static_cast<std::size_t>(task.shape.x);
+  const auto y = 1 - x;
+  const int64_t xs = dims[0].stride[x];
+  const int64_t ys = dims[1].stride[y];
+  const auto n_count = static_cast<std::size_t>(dims[1].size);
+  const auto k_count = static_cast<std::size_t>(dims[2].size);
+  const std::size_t width = kPanelVectors * r.kernels.lanes;
+  const std::size_t n_stride = task.panel_count * width;
+  ThreadScratch x_scratch(ThreadScratch::second, count * (2 * k_count + 8) * sizeof(double));
+  double* x_split = x_scratch.as<double>();
+  double* x_consts = x_split + count * 2 * k_count;
+  r.kernels.expansion_pack(r.at(static_cast<int>(x), static_cast<int64_t>(begin) * xs), xs, count, k_count, x_split,
+                           2, 1, 2 * k_count, 2, 1, x_consts, 8, 1);
+  ThreadScratch out_scratch(ThreadScratch::first, count * n_stride * sizeof(double));
+  double* out = out_scratch.as<double>();
+  std::vector<uint32_t> undecided(std::max(n_count, count));
+  reduce_kernel_table().pairwise_expansion(x_split, x_consts, count, task.y_panels, task.y_consts, task.panel_count,
+                                           k_count, out, undecided.data());
+  // Rows with an undecided output (counted by the kernel, the columns past N too).
+  std::vector<uint32_t> rows_left;
+  for (std::size_t m = 0; m < count; ++m) {
+    if (undecided[m] != 0) rows_left.push_back(static_cast<uint32_t>(m));
+  }
+  const int64_t out_n = dims[1].out_stride;
+  int64_t redone = 0;
+  for (std::size_t m = 0; m < count; ++m) {
+    const auto mm = static_cast<int64_t>(begin + m);
+    const double* row = out + m * n_stride;
+    std::byte* dst = r.call.out + mm * dims[0].out_stride * 8;
+    if (out_n == 1) {
+      std::memcpy(dst, row, n_count * 8);
+    } else {
+      for (std::size_t n = 0; n < n_count; ++n) std::memcpy(dst + static_cast<int64_t>(n) * out_n * 8, row + n, 8);
+    }
+  }
+  for (const uint32_t m : rows_left) {
+    const auto mm = static_cast<int64_t>(begin + m);
+    const double* row = out + m * n_stride;
+    // The undecided (NaN) outputs' indices, without a branch per output.
+    std::size_t left = 0;
+    for (std::size_t n = 0; n < n_count; ++n) {
+      undecided[left] = static_cast<uint32_t>(n);
+      left += row[n] != row[n] ? 1 : 0;
+    }
+    redone += static_cast<int64_t>(left);
+    for (std::size_t u = 0; u < left; ++u) {
+      const std::size_t n = undecided[u];
+      const auto nn = static_cast<int64_t>(n);
+      Offsets base = {};
+      base[x] = mm * xs;
+      base[y] = nn * ys;
+      // The output's row of terms in double-double lanes, vectorized along
+      // K, as the rows mode sums it (both operands contiguous along K):
+      // clustered data (points within 0.01 of 16 centres) leaves the
+      // bound a sixteenth of the outputs at K = 256.
+      SquareSums sums;
+      r.kernels.row_double[0](r.at(static_cast<int>(x), mm * xs), r.at(static_cast<int>(y), nn * ys), k_count, &sums);
+      r.finish(mm * dims[1].size + nn, base, mm * dims[0].out_stride + nn * out_n, sums, kChain);
+    }
+  }
+  if (redone != 0) g_redone.fetch_add(redone, std::memory_order_relaxed);
+}
+
+// Rows of x per task: up to 64 (each group of y, read from L2, serves them
+// all), at least 8, a quarter of each thread's share when there are few, and
+// no more than keep a task's split rows of x (2 K doubles each) within 2 MiB
+// and its outputs (n_stride doubles each) within 4 MiB.
+std::size_t expansion_task_rows(std::size_t m_count, std::size_t n_stride, std::size_t k_count, int threads) {
+  const std::size_t share = m_count / (4 * static_cast<std::size_t>(std::max(threads, 1)));
+  const std::size_t fitting = std::min((std::size_t{1} << 17) / k_count, (std::size_t{1} << 19) / n_stride);
+  return std::clamp<std::size_t>(std::min(share, fitting), 8, 64);
+}
+
+// y's rows [begin, begin + count) split and packed (begin a multiple of a group).
+struct ExpansionPackTask {
+  const Reduction* r;
+  PairwiseShape shape;
+  double* y_panels;
+  double* y_consts;
+  std::size_t padded;
+};
+
+void pack_expansion_y(void* context, std::size_t begin, std::size_t count) {
+  const ExpansionPackTask& task = *static_cast<const ExpansionPackTask*>(context);
+  const Reduction& r = *task.r;
+  const ScopedIeeeDefaults ieee(r.call.input);
+  const auto& dims = r.plan.dims;
+  const auto y = static_cast<std::size_t>(1 - task.shape.x);
+  const auto k_count = static_cast<std::size_t>(dims[2].size);
+  const std::size_t group = kExpansionVectors * r.kernels.lanes;
+  r.kernels.expansion_pack(r.at(static_cast<int>(y), static_cast<int64_t>(begin) * dims[1].stride[y]),
+                           dims[1].stride[y], count, k_count, task.y_panels + begin / group * 3 * k_count * group, 3,
+                           group, 3 * k_count * group, 3 * group, group, task.y_consts + begin, 1, task.padded);
+}
+
+// Rows of y per packing task: whole groups, about four tasks a thread.
+std::size_t expansion_pack_rows(std::size_t n_count, std::size_t group, int threads) {
+  const std::size_t share = n_count / (4 * static_cast<std::size_t>(std::max(threads, 1)));
+  return std::max<std::size_t>(1, share / group) * group;
+}
+
+void run_expansion(const Reduction& r, const PairwiseShape& shape, int threads) {
+  const auto& dims = r.plan.dims;
+  const auto n_count = static_cast<std::size_t>(dims[1].size);
+  const auto k_count = static_cast<std::size_t>(dims[2].size);
+  const std::size_t width = kPanelVectors * r.kernels.lanes;
+  const std::size_t group = kExpansionVectors * r.kernels.lanes;
+  const std::size_t panel_count = (n_count + width - 1) / width;
+  const std::size_t padded = panel_count * width;
+  ThreadScratch scratch(ThreadScratch::third, (3 * k_count + 6) * padded * sizeof(double));
+  double* y_panels = scratch.as<double>();
+  double* y_consts = y_panels + 3 * k_count * padded;
+  ExpansionPackTask pack{&r, shape, y_panels, y_consts, padded};
+  parallel_for(threads, n_count, expansion_pack_rows(n_count, group, threads), &pack_expansion_y, &pack);
+  // The columns past N: zero rows (their outputs are never read).
+  for (std::size_t n = n_count; n < padded; ++n) {
+    double* at = y_panels + n / group * 3 * k_count * group + n % group;
+    for (std::size_t k = 0; k < 3 * k_count; ++k) at[k * group] = 0;
+    for (std::size_t j = 0; j < 6; ++j) y_consts[j * padded + n] = 0;
+  }
+  ExpansionTask task{&r, shape, y_panels, y_consts, panel_count};
+  const auto m_count = static_cast<std::size_t>(dims[0].size);
+  parallel_for(threads, m_count, expansion_task_rows(m_count, padded, k_count, threads), &expansion_rows, &task);
+}
+
+// The fewest terms per output the expansion takes: its cost per output
+// (packing, the bound, the copy out) is about that of 3 terms of the
+// double-double lanes (f64 [1024,K] x [1024,K], 1 thread, sqdiff_bench,
+// medians of 3 alternating runs: K = 3 1.51 ms against 1.37, K = 16 2.43
+// against 5.27).
+constexpr int64_t kMinExpansionTerms = 4;
+
+// Whether the expansion takes the call: K from kMinExpansionTerms, and its
+// copy of y (three doubles an element, in run_expansion) within the lanes
+// kernels' limit on packed doubles.
+bool expansion_fits(const Reduction& r) {
+  const auto& dims = r.plan.dims;
+  if (dims[2].size < kMinExpansionTerms) return false;
+  const auto width = static_cast<int64_t>(kPanelVectors * r.kernels.lanes);
+  const int64_t padded = (dims[1].size + width - 1) / width * width;
+  return 3 * padded * dims[2].size <= kMaxPanelDoubles;
+}
+
 }  // namespace
 
 void set_fast_square_reductions(bool enabled) { g_fast_enabled.store(enabled); }
@@ -682,7 +844,7 @@ bool fast_square_reductions_enabled() { return g_fast_enabled.load(); }
 
 FastSquareCounts fast_square_counts() {
   const int64_t exact = g_exact.load();
-  return {g_outputs.load() - exact, exact};
+  return {g_outputs.load() - exact, exact, g_redone.load()};
 }
 
 namespace {
@@ -691,6 +853,10 @@ void run(const Reduction& r, int threads) {
   if (r.bounded == nullptr) g_outputs.fetch_add(r.call.outputs, std::memory_order_relaxed);
   if (const auto shape = pairwise_shape(r);
       shape && (shape->kind != PairwiseKind::lanes_double || lanes_double_take(r, *shape))) {
+    if (shape->kind == PairwiseKind::lanes_double && rounds_rows_directly(r, DType::f64) && expansion_fits(r)) {
+      run_expansion(r, *shape, threads);
+      return;
+    }
     PairwiseTask task{&r, *shape};
     std::optional<ThreadScratch> panels;
     if (shape->kind != PairwiseKind::blocked) task.panels = pack_panels(r, *shape, panels, task.panel_count);

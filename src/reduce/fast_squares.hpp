@@ -35,6 +35,9 @@ bool fast_square_reductions_enabled();
 struct FastSquareCounts {
   int64_t rounded = 0;
   int64_t exact = 0;
+  // Outputs the f64 pairwise expansion's bound left undecided, summed again
+  // in double-double by the rows' kernel (and counted in rounded or exact too).
+  int64_t redone = 0;
 };
 FastSquareCounts fast_square_counts();
 
