@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <type_traits>
 #include <vector>
 
 #include "hwy/highway.h"
@@ -416,9 +415,9 @@ void Pairwise(const void* x_raw, int64_t xs, size_t m_count, const void* y_raw, 
 // row and k, where widening it from f32 in the loop took a conversion and a
 // shuffle beside the 2 kV subtractions and FMAs (y - x, not x - y: the same
 // square).
-template <size_t kM, size_t kV, class Finish>
+template <size_t kM, size_t kV>
 HWY_INLINE void LanesTile(const double* x, size_t xs, const double* panel, size_t width, size_t k_count,
-                          const Finish& finish) {
+                          double* sums, size_t n_stride) {
   const hn::ScalableTag<double> d;
   const size_t N = hn::Lanes(d);
   hn::Vec<decltype(d)> acc[kM][kV];
@@ -435,7 +434,9 @@ HWY_INLINE void LanesTile(const double* x, size_t xs, const double* panel, size_
       }
     }
   }
-  finish(acc);
+  for (size_t m = 0; m < kM; ++m) {
+    for (size_t v = 0; v < kV; ++v) hn::StoreU(acc[m][v], d, sums + m * n_stride + v * N);
+  }
 }
 
 // The double-double tile: per lane h + l, each term's square exact to 2^-102
@@ -480,122 +481,32 @@ HWY_INLINE void LanesTileDouble(const typename Wide::Storage* x, int64_t xs, con
 // 16) by a whole panel of kPanelVectors vectors for the FMA chains; half a
 // panel for the double-double ones, which hold two registers per vector of
 // outputs.
-// x's rows widened to f64 once (exact), read by every panel.
 template <class Wide>
-std::vector<double> WidenedRows(const void* x_raw, int64_t xs, size_t m_count, size_t k_count) {
+void PairwiseLanes(const void* x_raw, int64_t xs, size_t m_count, const double* panels, size_t panel_count,
+                   size_t k_count, double* sums) {
   using S = typename Wide::Storage;
   const S* x = static_cast<const S*>(x_raw);
+  const size_t width = kPanelVectors * hn::Lanes(hn::ScalableTag<double>());
+  const size_t n_stride = panel_count * width;
+  // x's rows widened once (exact), read by every panel.
   std::vector<double> wide_x(m_count * k_count);
   for (size_t m = 0; m < m_count; ++m) {
     for (size_t k = 0; k < k_count; ++k) {
       wide_x[m * k_count + k] = Wide::Scalar(x + static_cast<int64_t>(m) * xs + static_cast<int64_t>(k));
     }
   }
-  return wide_x;
-}
-
-// The lanes kernels' walk: kPairRows rows of x at a time (then single rows)
-// against each panel; `finish(m, p, tile)` takes the tile of rows m.. of
-// panel p (an array [kM][kPanelVectors] of vectors of sums; kM is the
-// array's first extent).
-template <class Finish>
-HWY_INLINE void LanesPanels(const double* wide_x, size_t m_count, const double* panels, size_t panel_count,
-                            size_t k_count, const Finish& finish) {
-  const size_t width = kPanelVectors * hn::Lanes(hn::ScalableTag<double>());
   for (size_t p = 0; p < panel_count; ++p) {
     const double* panel = panels + p * k_count * width;
     size_t m = 0;
     for (; m + kPairRows <= m_count; m += kPairRows) {
-      LanesTile<kPairRows, kPanelVectors>(wide_x + m * k_count, k_count, panel, width, k_count,
-                                          [&](const auto& tile) { finish(m, p, tile); });
+      LanesTile<kPairRows, kPanelVectors>(wide_x.data() + m * k_count, k_count, panel, width, k_count,
+                                          sums + m * n_stride + p * width, n_stride);
     }
     for (; m < m_count; ++m) {
-      LanesTile<1, kPanelVectors>(wide_x + m * k_count, k_count, panel, width, k_count,
-                                  [&](const auto& tile) { finish(m, p, tile); });
+      LanesTile<1, kPanelVectors>(wide_x.data() + m * k_count, k_count, panel, width, k_count,
+                                  sums + m * n_stride + p * width, n_stride);
     }
   }
-}
-
-template <class Wide>
-void PairwiseLanes(const void* x_raw, int64_t xs, size_t m_count, const double* panels, size_t panel_count,
-                   size_t k_count, double* sums) {
-  const hn::ScalableTag<double> d;
-  const size_t N = hn::Lanes(d);
-  const size_t width = kPanelVectors * N;
-  const size_t n_stride = panel_count * width;
-  const std::vector<double> wide_x = WidenedRows<Wide>(x_raw, xs, m_count, k_count);
-  LanesPanels(wide_x.data(), m_count, panels, panel_count, k_count, [&](size_t m, size_t p, const auto& tile) {
-    constexpr size_t kM = std::extent_v<std::remove_reference_t<decltype(tile)>>;
-    for (size_t row = 0; row < kM; ++row) {
-      for (size_t v = 0; v < kPanelVectors; ++v) {
-        hn::StoreU(tile[row][v], d, sums + (m + row) * n_stride + p * width + v * N);
-      }
-    }
-  });
-}
-
-// PairwiseLanes with each tile's sums rounded to f32 in registers, as
-// RoundSumsToF32 rounds them, and stored into the output: at K = 3 writing the
-// sums and reading them back to round took 1.7 times the kernel's own time
-// (docs/PERFORMANCE.md). A tile's decisions are tested once, together; lanes
-// past n_count (the last panel's padding) are not stored.
-template <class Wide>
-size_t PairwiseLanesToF32(const void* x_raw, int64_t xs, size_t m_count, const double* panels, size_t panel_count,
-                          size_t k_count, size_t n_count, double relative, float* out, int64_t out_row_stride,
-                          uint32_t* undecided, double* undecided_sums) {
-  using D = hn::ScalableTag<double>;
-  const D d;
-  const hn::Rebind<float, D> df;
-  const size_t N = hn::Lanes(d);
-  const size_t width = kPanelVectors * N;
-  const size_t full_panels = n_count / width;
-  const F32Decision decision(relative);
-  const std::vector<double> wide_x = WidenedRows<Wide>(x_raw, xs, m_count, k_count);
-  size_t count = 0;
-  // The undecided lanes of one vector of sums (`decided` false), output
-  // columns from `first`.
-  const auto append = [&](size_t m, size_t first, hn::Vec<D> s, hn::Mask<D> decided) {
-    HWY_ALIGN double lanes[hn::MaxLanes(d)];
-    HWY_ALIGN double flags[hn::MaxLanes(d)];
-    hn::Store(s, d, lanes);
-    hn::Store(hn::IfThenElseZero(decided, hn::Set(d, 1.0)), d, flags);
-    for (size_t k = 0; k < N; ++k) {
-      if (flags[k] != 0) continue;
-      undecided[count] = static_cast<uint32_t>(m * n_count + first + k);
-      undecided_sums[count++] = lanes[k];
-    }
-  };
-  LanesPanels(wide_x.data(), m_count, panels, panel_count, k_count, [&](size_t m, size_t p, const auto& tile) {
-    constexpr size_t kM = std::extent_v<std::remove_reference_t<decltype(tile)>>;
-    float* to = out + static_cast<int64_t>(m) * out_row_stride + static_cast<int64_t>(p * width);
-    if (HWY_LIKELY(p < full_panels)) {
-      auto all = hn::FirstN(d, N);
-      for (size_t row = 0; row < kM; ++row) {
-        for (size_t v = 0; v < kPanelVectors; ++v) {
-          hn::StoreU(hn::DemoteTo(df, tile[row][v]), df, to + static_cast<int64_t>(row) * out_row_stride + v * N);
-          all = hn::And(all, decision.Decided(tile[row][v]));
-        }
-      }
-      if (HWY_LIKELY(hn::AllTrue(d, all))) return;
-    }
-    for (size_t row = 0; row < kM; ++row) {
-      for (size_t v = 0; v < kPanelVectors; ++v) {
-        const size_t first = p * width + v * N;
-        if (first >= n_count) break;
-        const size_t valid = std::min(N, n_count - first);
-        float* at = to + static_cast<int64_t>(row) * out_row_stride + v * N;
-        auto decided = decision.Decided(tile[row][v]);
-        if (valid < N) {
-          hn::BlendedStore(hn::DemoteTo(df, tile[row][v]), hn::FirstN(df, valid), df, at);
-          decided = hn::Or(decided, hn::Not(hn::FirstN(d, valid)));
-        } else {
-          hn::StoreU(hn::DemoteTo(df, tile[row][v]), df, at);
-        }
-        if (!hn::AllTrue(d, decided)) append(m + row, first, tile[row][v], decided);
-      }
-    }
-  });
-  return count;
 }
 
 template <class Wide>
@@ -899,7 +810,6 @@ constexpr SquareKernels MakeSquareKernels() {
   k.column_double[2] = &SquareColumnsDouble<Wide, Operands::sv>;
   k.pairwise = &Pairwise<Wide>;
   k.pairwise_lanes = &PairwiseLanes<Wide>;
-  k.pairwise_lanes_to_f32 = &PairwiseLanesToF32<Wide>;
   k.pairwise_lanes_double = &PairwiseLanesDouble<Wide>;
   k.expansion_pack = &ExpansionPack<Wide>;
   k.lanes = hn::MaxLanes(hn::ScalableTag<double>());

@@ -74,17 +74,6 @@ inline constexpr std::size_t kPanelVectors = 4;
 using PairwiseLanesKernel = void (*)(const void* x, int64_t x_row_stride, std::size_t m_count, const double* panels,
                                      std::size_t panel_count, std::size_t k_count, double* sums);
 
-// PairwiseLanesKernel's sums rounded to f32 as RoundToF32Kernel rounds them
-// (relative: single_block_relative_bound()), in the tile: out[m *
-// out_row_stride + n] for n < n_count, the undecided outputs' m * n_count + n
-// and sums in `undecided` and `undecided_sums` (room for m_count * n_count),
-// their outputs garbage. Returns how many those are.
-using PairwiseLanesToF32Kernel = std::size_t (*)(const void* x, int64_t x_row_stride, std::size_t m_count,
-                                                 const double* panels, std::size_t panel_count, std::size_t k_count,
-                                                 std::size_t n_count, double relative, float* out,
-                                                 int64_t out_row_stride, uint32_t* undecided,
-                                                 double* undecided_sums);
-
 // The same sums in double-double lanes (hi + lo, exact-product terms as the
 // double-precision rows'): k_count terms per lane, bounded by bound_double
 // with chain k_count (reduce/square_bounds.hpp). f64 inputs must lie within
@@ -124,7 +113,6 @@ struct SquareKernels {
   SquareColumnDoubleKernel column_double[kOperandKinds];
   PairwiseKernel pairwise;
   PairwiseLanesKernel pairwise_lanes;
-  PairwiseLanesToF32Kernel pairwise_lanes_to_f32;
   PairwiseLanesDoubleKernel pairwise_lanes_double;
   ExpansionPackKernel expansion_pack;
   std::size_t lanes;  // f64 lanes of a vector: a pairwise k_count may be up to kChain * lanes

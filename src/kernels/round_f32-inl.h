@@ -11,7 +11,6 @@
 #define SQDIFF_KERNELS_ROUND_F32_INL_H_
 #endif
 
-#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -25,34 +24,6 @@ HWY_BEFORE_NAMESPACE();
 namespace sqdiff::detail::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// The decision of round_single_block_to_f32 on a vector of sums, with its
-// per-call constants made once.
-class F32Decision {
- public:
-  using D = hn::ScalableTag<double>;
-  using DU = hn::RebindToUnsigned<D>;
-
-  explicit F32Decision(double relative) : clearance_(single_block_clearance(relative)) {}
-
-  // The lanes whose sum rounds to the f32 the CPU's conversion gives (to
-  // nearest even: the fast paths run with the IEEE defaults; decided lanes
-  // are never ties). NaN: false.
-  HWY_INLINE hn::Mask<D> Decided(hn::Vec<D> s) const {
-    const DU du;
-    const auto bits = hn::BitCast(du, hn::Abs(s));
-    // [FLT_MIN, FLT_MAX) as one unsigned test on the bits (NaN's are above).
-    const auto in_range = hn::Lt(hn::Sub(bits, hn::Set(du, kMinBits)), hn::Set(du, kMaxBits - kMinBits));
-    const auto from_window =
-        hn::Sub(hn::And(bits, hn::Set(du, (uint64_t{1} << 29) - 1)), hn::Set(du, (uint64_t{1} << 28) - clearance_));
-    return hn::RebindMask(D(), hn::And(in_range, hn::Gt(from_window, hn::Set(du, 2 * clearance_))));
-  }
-
- private:
-  static constexpr uint64_t kMinBits = std::bit_cast<uint64_t>(static_cast<double>(std::numeric_limits<float>::min()));
-  static constexpr uint64_t kMaxBits = std::bit_cast<uint64_t>(static_cast<double>(std::numeric_limits<float>::max()));
-  uint64_t clearance_;
-};
-
 // out[i] = the f32 that sums[i] rounds to, for each i < n the decision takes;
 // the others' indices go to `undecided` (room for n) and their outputs hold
 // garbage. Returns how many those are.
@@ -60,13 +31,25 @@ inline std::size_t RoundSumsToF32(const double* sums, std::size_t n, double rela
                                   uint32_t* undecided) {
   const hn::ScalableTag<double> d;
   const hn::Rebind<float, decltype(d)> df;
+  const hn::RebindToUnsigned<decltype(d)> du;
   const std::size_t N = hn::Lanes(d);
-  const F32Decision decision(relative);
+  const auto smallest = hn::Set(d, static_cast<double>(std::numeric_limits<float>::min()));
+  const auto largest = hn::Set(d, static_cast<double>(std::numeric_limits<float>::max()));
+  const uint64_t clearance = single_block_clearance(relative);
+  const auto below_f32 = hn::Set(du, (uint64_t{1} << 29) - 1);
+  const auto window_start = hn::Set(du, (uint64_t{1} << 28) - clearance);
+  const auto window_width = hn::Set(du, 2 * clearance);
   std::size_t count = 0;
   std::size_t i = 0;
   for (; i + N <= n; i += N) {
     const auto s = hn::LoadU(d, sums + i);
-    const auto decided = decision.Decided(s);
+    const auto magnitude = hn::Abs(s);
+    const auto in_range = hn::And(hn::Ge(magnitude, smallest), hn::Lt(magnitude, largest));  // NaN: false
+    const auto from_window = hn::Sub(hn::And(hn::BitCast(du, magnitude), below_f32), window_start);
+    const auto clear = hn::RebindMask(d, hn::Gt(from_window, window_width));
+    const auto decided = hn::And(in_range, clear);
+    // The f32 nearest to s, as the CPU converts (to nearest even: the fast
+    // paths run with the IEEE defaults); decided lanes are never ties.
     hn::StoreU(hn::DemoteTo(df, s), df, out + i);
     if (HWY_UNLIKELY(!hn::AllTrue(d, decided))) AppendFalseLanes(d, decided, i, undecided, count);
   }

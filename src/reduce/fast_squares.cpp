@@ -548,23 +548,6 @@ void pairwise_rows(void* context, std::size_t begin, std::size_t count) {
     base[y] = nn * ys;
     r.finish(mm * dims[1].size + nn, base, mm * dims[0].out_stride + nn * dims[1].out_stride, sums, chain);
   };
-  // Single precision, few terms, dense f32 rows: rounded in the lanes
-  // kernel's tiles, straight into the output.
-  if (task.shape.kind == PairwiseKind::lanes && rounds_rows_directly(r, DType::f32) && dims[1].out_stride == 1) {
-    ThreadScratch index_scratch(ThreadScratch::first, count * n_count * sizeof(uint32_t));
-    ThreadScratch sum_scratch(ThreadScratch::second, count * n_count * sizeof(double));
-    uint32_t* left = index_scratch.as<uint32_t>();
-    double* left_sums = sum_scratch.as<double>();
-    const std::size_t left_count = r.kernels.pairwise_lanes_to_f32(
-        x_rows, xs, count, task.panels, task.panel_count, k_count, n_count, single_block_relative_bound(),
-        reinterpret_cast<float*>(r.call.out) + static_cast<int64_t>(begin) * dims[0].out_stride, dims[0].out_stride,
-        left, left_sums);
-    for (std::size_t u = 0; u < left_count; ++u) {
-      finish(left[u] / n_count, left[u] % n_count, SquareSums{left_sums[u], 0.0, 1, false}, kChain);
-    }
-    return;
-  }
-
   std::vector<uint32_t> undecided(n_count);
   std::vector<std::byte> row(dims[1].out_stride == 1 ? 0 : n_count * dtype_size(r.call.output));
 
