@@ -129,8 +129,12 @@ def section(ctx, rows, command, litert=None):
                "boundary: those calls switch to the exact pipeline after the first segment and run at its speed. "
                "Squared difference keeps its inputs' scaling exact (the issue's rule: an estimate of the inputs "
                "would carry their rounding into the square), and that scaling, three 32-bit multiplies per 16 "
-               "elements, is now what limits it below its 0.5 target; int16 keeps the exact pipeline (float32 "
-               "has too few bits for its estimate), below its 0.8 target. Two-thread rows need a quiet machine: "
+               "elements, is now what limits it below its 0.5 target (a 64 KiB table of all 65,536 pairs' exact outputs, "
+               "applied with AVX-512 gathers, measured 0.42 of the same bound in a separate probe: the gathers "
+               "are slower still). int16 subtract has decided lanes in float64 "
+               "(quantized_decided_wide-inl.h; float32 has too few bits for its estimate); int16 squared "
+               "difference keeps the exact pipeline. At 64K a quantized call here also pays about 27 us to "
+               "choose its SIMD target (hwy::SupportedTargets() runs CPUID, which this VM traps). Two-thread rows need a quiet machine: "
                "the load column says how many other jobs shared the two cores.\n")
     out.append(QUANTIZED_END)
     return "\n".join(out) + "\n"
