@@ -86,31 +86,48 @@ bool set_rounding(DecidedLanes& lanes, double bound, int k) {
 
 double magic(int k) { return std::ldexp(1.5, 23 - k); }
 
-// Subtract: Y = x alpha - y beta + c0 (quantized_decided-inl.h's bound).
-void decide_subtract(QuantizedCall& call, bool single) {
-  QuantizedKernelParams& p = call.params;
+// Subtract's real value Y = x alpha - y beta + c0 and the part of its bound
+// that does not depend on the estimate's precision: E_in + E_1 (the
+// reference pipeline's own roundings), the same for the float32 and float64
+// decided lanes.
+struct SubtractModel {
+  double alpha, beta, c0;
+  double products;  // the largest |x alpha| + |y beta|
+  double largest;   // products + |c0|: the largest |Y|
+  double reference_error;
+};
+
+SubtractModel subtract_model(const QuantizedCall& call, bool single) {
+  const QuantizedKernelParams& p = call.params;
   const double mu_a = real_multiplier(p.a, single);
   const double mu_b = real_multiplier(p.b, single);
   const double mu_o = real_multiplier(p.out, single);
   const double input_scale = std::ldexp(1.0, p.input_left_shift);
-  const double alpha = input_scale * mu_a * mu_o;
-  const double beta = input_scale * mu_b * mu_o;
-  const double c0 = p.out_zero_point - p.a_zero_point * alpha + p.b_zero_point * beta;
-  const double largest_input = largest_magnitude(call.type);
-  const double products = largest_input * (alpha + beta);
-  const double largest = products + std::abs(c0);
-  const int k = fraction_bits_for(largest);
+  SubtractModel m{};
+  m.alpha = input_scale * mu_a * mu_o;  // one rounding: (input_scale mu_a) is exact
+  m.beta = input_scale * mu_b * mu_o;
+  m.c0 = p.out_zero_point - p.a_zero_point * m.alpha + p.b_zero_point * m.beta;
+  m.products = largest_magnitude(call.type) * (m.alpha + m.beta);
+  m.largest = m.products + std::abs(m.c0);
   const double e_in = (input_error(p.a, single, call.half_input == HalfInput::a) +
                        input_error(p.b, single, call.half_input == HalfInput::b)) *
                       mu_o;
-  const double e_1 = output_first_rounding(p.out, single);
-  const double e_f = 2.0 * kUnitRoundoff * (1.0 + 0x1p-20) * products + 3.0 * std::ldexp(1.0, -(k + 1)) +
-                     0x1p-40 * (1.0 + largest);
+  m.reference_error = e_in + output_first_rounding(p.out, single);
+  return m;
+}
+
+// Subtract in float32 lanes (quantized_decided-inl.h's bound).
+void decide_subtract(QuantizedCall& call, bool single) {
+  QuantizedKernelParams& p = call.params;
+  const SubtractModel m = subtract_model(call, single);
+  const int k = fraction_bits_for(m.largest);
+  const double e_f = 2.0 * kUnitRoundoff * (1.0 + 0x1p-20) * m.products + 3.0 * std::ldexp(1.0, -(k + 1)) +
+                     0x1p-40 * (1.0 + m.largest);
   DecidedLanes& lanes = p.decided;
-  if (!set_rounding(lanes, (e_in + e_1 + e_f) * (1.0 + 0x1p-20), k)) return;
-  lanes.alpha = static_cast<float>(alpha);
-  lanes.neg_beta = static_cast<float>(-beta);
-  lanes.offset = static_cast<float>(c0 + magic(k));
+  if (!set_rounding(lanes, (m.reference_error + e_f) * (1.0 + 0x1p-20), k)) return;
+  lanes.alpha = static_cast<float>(m.alpha);
+  lanes.neg_beta = static_cast<float>(-m.beta);
+  lanes.offset = static_cast<float>(m.c0 + magic(k));
 }
 
 // k for the float64 estimate: the most fraction bits that keep every partial
@@ -142,34 +159,22 @@ bool set_wide_rounding(DecidedLanes& lanes, double bound, int k, double& roundin
   return true;
 }
 
-// int16 subtract: Y = x alpha - y beta + c0 in float64 (quantized_decided_wide-inl.h's bound).
+// int16 subtract in float64 lanes (quantized_decided_wide-inl.h's bound).
 void decide_subtract_wide(QuantizedCall& call, bool single) {
   QuantizedKernelParams& p = call.params;
-  const double mu_a = real_multiplier(p.a, single);
-  const double mu_b = real_multiplier(p.b, single);
-  const double mu_o = real_multiplier(p.out, single);
-  const double input_scale = std::ldexp(1.0, p.input_left_shift);
-  const double alpha = input_scale * mu_a * mu_o;  // one rounding: (input_scale mu_a) is exact
-  const double beta = input_scale * mu_b * mu_o;
-  const double c0 = p.out_zero_point - p.a_zero_point * alpha + p.b_zero_point * beta;
-  const double products = largest_magnitude(call.type) * (alpha + beta);
-  const double largest = products + std::abs(c0);
-  const int k = wide_fraction_bits_for(largest);
-  const double e_in = (input_error(p.a, single, call.half_input == HalfInput::a) +
-                       input_error(p.b, single, call.half_input == HalfInput::b)) *
-                      mu_o;
-  const double e_1 = output_first_rounding(p.out, single);
-  const double e_f = 2.0 * kDoubleUnitRoundoff * (1.0 + 0x1p-20) * products + 3.0 * std::ldexp(1.0, -(k + 1)) +
-                     0x1p-50 * (std::abs(static_cast<double>(p.out_zero_point)) + products);
+  const SubtractModel m = subtract_model(call, single);
+  const int k = wide_fraction_bits_for(m.largest);
+  const double e_f = 2.0 * kDoubleUnitRoundoff * (1.0 + 0x1p-20) * m.products + 3.0 * std::ldexp(1.0, -(k + 1)) +
+                     0x1p-50 * (std::abs(static_cast<double>(p.out_zero_point)) + m.products);
   DecidedLanes& lanes = p.decided;
   double rounding_offset = 0.0;
-  if (!set_wide_rounding(lanes, (e_in + e_1 + e_f) * (1.0 + 0x1p-20), k, rounding_offset)) return;
-  lanes.wide_alpha = alpha;
-  lanes.wide_neg_beta = -beta;
-  lanes.wide_offset = c0 + rounding_offset;
+  if (!set_wide_rounding(lanes, (m.reference_error + e_f) * (1.0 + 0x1p-20), k, rounding_offset)) return;
+  lanes.wide_alpha = m.alpha;
+  lanes.wide_neg_beta = -m.beta;
+  lanes.wide_offset = m.c0 + rounding_offset;
   // A decided q is round(Z) with |Z| <= S + E < S + 1: within the clamp when
   // S + 2 is, and then its low 16 bits are the int16 result.
-  lanes.wide_words = k == 32 && largest + 2.0 <= std::min(-static_cast<double>(p.out_min), static_cast<double>(p.out_max));
+  lanes.wide_words = k == 32 && m.largest + 2.0 <= std::min(-static_cast<double>(p.out_min), static_cast<double>(p.out_max));
 }
 
 // Squared difference: Y = min(d^2, h_max) mu_o + zp_o.
